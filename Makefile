@@ -1,0 +1,66 @@
+# arm64 KVM allocator + vgic-its series: the workbench.
+#
+#   make          fetch, apply the series, build, boot nested QEMU, run the
+#                 tests and the hackbench-in-L2 scenario, print the report
+#   make check    the test suite (what .ci/run runs): the above plus the
+#                 series checks, the model check, the userspace harness and
+#                 the workbench's own fault-injection tests
+#   make help     everything else
+#
+# Variables (Kbuild/kselftest meanings): ARCH CROSS_COMPILE O= V=1 JOBS
+# CACHE_DIR RESULTS_DIR TREE TESTS KSELFTEST_<NAME>_ARGS QEMU QEMU_CPU
+# QEMU_SMP QEMU_MEM QEMU_EXTRA TIMEOUT L2_GUESTS HACKBENCH_ARGS; see README.md.
+
+SHELL := /bin/bash
+export ARCH ?= arm64
+export CROSS_COMPILE ?= aarch64-linux-gnu-
+export V ?= 0
+export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS TIMEOUT
+
+PIPELINE := deps fetch apply check-series build selftests guest-rootfs initramfs boot
+CHECK := deps model harness fetch apply check-series build selftests guest-rootfs initramfs boot workbench-selftest
+
+.PHONY: all check help deps fetch apply tree export check-series build selftests \
+	guest-rootfs initramfs boot report model harness workbench-selftest \
+	check-bisect clean distclean
+
+all:
+	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
+
+check:
+	@MAKE_TARGET=check STAGES_HOST="$(CHECK)" scripts/run.sh
+
+help:
+	@sed -n '/^# arm64/,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
+	@echo 'Stage targets (each one script under scripts/):'
+	@echo '  deps          install host packages (apt) and the arm64 foreign arch'
+	@echo '  fetch         unpack linux-source-6.12 into $$CACHE_DIR as a stock git repo'
+	@echo '  apply (tree)  build/linux: stock commit + git am of every patch in series'
+	@echo '  export        write build/linux commits back to patches/ and series'
+	@echo '  check-series  series <-> patches/, authorship, checkpatch --strict'
+	@echo '  build         merge configs/*.config, audit, cross-build Image'
+	@echo '  selftests     cross-build static kvm selftests'
+	@echo '  guest-rootfs  arm64 userland from Debian .debs (busybox, hackbench, qemu)'
+	@echo '  initramfs     L1 initramfs with tests, L2 VMM, L2 kernel + initramfs'
+	@echo '  boot          boot L1 and run the guest stages (console: build/console.log)'
+	@echo '  report        rebuild results/latest/{results.ktap,results.json,SUMMARY.md}'
+	@echo '  model         SPIN model check of the allocator + mutation gate'
+	@echo '  harness       allocator C in userspace under TSan/ASan + mutation gate'
+	@echo '  workbench-selftest  fault injection: make check must fail when it should'
+	@echo '  check-bisect  build after every patch of the series'
+	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
+
+deps fetch export check-series build selftests guest-rootfs initramfs boot model harness workbench-selftest check-bisect:
+	@scripts/$@.sh
+
+apply tree:
+	@scripts/tree.sh
+
+report:
+	@python3 scripts/report.py results/latest
+
+clean:
+	rm -rf build/kernel build/selftests build/initramfs build/console.log
+
+distclean: clean
+	rm -rf build results "$${CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/arm64-kvm-series}"

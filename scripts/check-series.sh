@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Stage "check-series": the cheap checks a reviewer runs first.
+#  - series and patches/ agree (no missing file, no unlisted patch);
+#  - every patch has a body, Author and Signed-off-by of the project identity;
+#  - checkpatch.pl --strict passes on every patch;
+#  - the series applies (done by scripts/tree.sh, run before this).
+#   TREE=<dir> for scripts/checkpatch.pl (default build/linux)
+stage=check-series
+. "$(dirname "$0")/lib.sh"
+
+TREE=${TREE:-$TOP/build/linux}
+SERIES=${SERIES:-$TOP/series}
+PATCH_DIR=$(dirname "$SERIES")/patches
+IDENT="arm64 KVM series <kvm-arm64-series@example.org>"
+fail=0
+bad() {
+	printf 'E: check-series: %s\n' "$*" >&2
+	fail=$((fail + 1))
+}
+
+[ -f "$SERIES" ] || die $E_USAGE "series file missing"
+listed=$( (grep -v '^[[:space:]]*\(#\|$\)' "$SERIES" || true) | sed 's|^patches/||' | sort)
+present=$( (cd "$PATCH_DIR" 2>/dev/null && ls -1 *.patch 2>/dev/null) | grep -v '^0000-cover-letter' | sort || true)
+if [ "$listed" != "$present" ]; then
+	bad "series and patches/ disagree: $(comm -3 <(echo "$listed") <(echo "$present") | tr -s ' \t\n' ' ')"
+	echo "   regenerate with: make export" >&2
+fi
+if [ -n "$listed" ] && [ ! -f "$PATCH_DIR/0000-cover-letter.patch" ]; then
+	bad "patches/0000-cover-letter.patch missing (make export writes it)"
+fi
+
+n=0
+for p in $listed; do
+	f=$PATCH_DIR/$p
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	grep -q "^From: $IDENT" "$f" || bad "$p: author is not '$IDENT'"
+	grep -q "^Signed-off-by: $IDENT" "$f" || bad "$p: no Signed-off-by: $IDENT"
+	body=$(awk '/^Subject:/{s=1;next} s&&/^---$/{exit} s' "$f" |
+		grep -v '^\(Signed-off-by\|Cc\|Link\|Fixes\|Reviewed-by\):' | grep -c '[a-z]' || true)
+	[ "$body" -ge 2 ] || bad "$p: no commit message body (say why)"
+	if [ -x "$TREE/scripts/checkpatch.pl" ]; then
+		out=$("$TREE/scripts/checkpatch.pl" --strict --terse --no-summary --showfile \
+			--root="$TREE" ${CHECKPATCH_FLAGS:-} "$f" 2>&1 || true)
+		if [ -n "$out" ]; then
+			bad "$p: checkpatch --strict:"
+			printf '%s\n' "$out" | sed 's/^/     /' >&2
+		fi
+	fi
+done
+[ -x "$TREE/scripts/checkpatch.pl" ] || warn "no $TREE/scripts/checkpatch.pl: checkpatch skipped (run make apply)"
+[ "$fail" = 0 ] || die $E_FAIL "$fail problem(s) in the series"
+info "PASS: $n patches, series and patches/ agree, checkpatch --strict clean"

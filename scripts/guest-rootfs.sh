@@ -1,0 +1,347 @@
+#!/usr/bin/env bash
+# Stage "guest-rootfs": build the L1 guest's userland from Debian arm64 .debs.
+#
+# Output (copied into the L1 initramfs by the initramfs stage):
+#   $CACHE_DIR/guest/rootfs           bin/busybox (static), usr/bin/hackbench,
+#                                     usr/bin/timeout (GNU, has --foreground),
+#                                     usr/bin/qemu-system-aarch64 (L2 VMM), the
+#                                     loader and every shared library they need
+#   $CACHE_DIR/guest/rootfs.manifest  package=version used, then each file
+#   $CACHE_DIR/guest/debs             downloaded .debs (a plain cache)
+#
+# Packages are fetched with 'apt-get download' and unpacked with 'dpkg-deb -x';
+# nothing is installed on the host and no arm64 code is run (no qemu-user).
+# Idempotent: a stamp records the package versions; a second run with the
+# same versions prints "cached". Builds in a temp dir and renames at the end,
+# so an interrupted run leaves the previous rootfs (or none), never half of one.
+stage=guest-rootfs
+. "$(dirname "$0")/lib.sh"
+need_cmd apt-get apt-cache dpkg-deb aarch64-linux-gnu-readelf sha256sum flock
+
+GUEST_DIR=$CACHE_DIR/guest
+DEBS=$GUEST_DIR/debs
+ROOTFS=$GUEST_DIR/rootfs
+MANIFEST=$GUEST_DIR/rootfs.manifest
+STAMP=$GUEST_DIR/rootfs.stamp
+MA=aarch64-linux-gnu
+READELF=aarch64-linux-gnu-readelf
+
+# What goes into the rootfs: "package path-in-package path-in-rootfs".
+# Libraries are not listed: they follow from the ELF NEEDED entries.
+TARGETS=(
+	"busybox-static /bin/busybox bin/busybox"
+	"rt-tests /usr/bin/hackbench usr/bin/hackbench"
+	"coreutils /usr/bin/timeout usr/bin/timeout"
+	"qemu-system-arm /usr/bin/qemu-system-aarch64 usr/bin/qemu-system-aarch64"
+)
+# libc6 is a seed too because it ships the dynamic loader (PT_INTERP).
+SEEDS=(busybox-static rt-tests coreutils qemu-system-arm libc6)
+# Directories where the loader looks by default (Debian's multiarch glibc,
+# no ld.so.cache in the guest); libraries are kept where their package had them.
+LIBDIRS=("lib/$MA" "usr/lib/$MA" lib usr/lib)
+
+# apt-get download as root drops to user _apt, which cannot write under
+# /root/.cache; downloading as root is harmless here (no maintainer scripts).
+APT_OPTS=()
+[ "$(id -u)" = 0 ] && APT_OPTS=(-o APT::Sandbox::User=root)
+
+check_lists() {
+	# grep without -q: an early exit would SIGPIPE apt-cache and fail the pipeline.
+	apt-cache policy busybox-static:arm64 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null ||
+		die $E_USAGE "no arm64 package lists (busybox-static:arm64 unknown); run 'make deps'"
+}
+
+# lib_deps PKG...: the arm64 library packages that PKG... Depend/PreDepend on.
+# Only the first member of an or-group counts (what apt would pick). Non-library
+# dependencies (python3 of rt-tests, qemu-system-common/-data, adduser) carry no
+# shared objects our binaries need; a wrong guess shows up as an unresolved
+# soname below, which is fatal.
+lib_deps() {
+	apt-cache depends --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances "${@/%/:arm64}" |
+		awk '
+		/^ [ |](Pre)?Depends: / {
+			take = !inalt
+			inalt = (substr($0, 2, 1) == "|")
+			n = $2
+			if (take && n ~ /^(lib[^<>]*|zlib1g):arm64$/) {
+				sub(/:arm64$/, "", n)
+				print n
+			}
+		}'
+}
+
+# closure: seeds plus their library dependencies, recursively; sorted names.
+closure() {
+	local -A seen=()
+	local todo=("${SEEDS[@]}") p next
+	while [ ${#todo[@]} -gt 0 ]; do
+		for p in "${todo[@]}"; do seen[$p]=1; done
+		next=()
+		while read -r p; do
+			[ -n "${seen[$p]:-}" ] || next+=("$p")
+		done < <(lib_deps "${todo[@]}" | sort -u)
+		todo=("${next[@]}")
+	done
+	printf '%s\n' "${!seen[@]}" | sort
+}
+
+# candidates PKG...: "pkg version" for each; dies naming a package apt cannot offer.
+candidates() {
+	local out p
+	out=$(apt-cache policy "${@/%/:arm64}" 2>/dev/null |
+		awk '/^[^ ].*:$/ { p = $1; sub(/:arm64:$/, "", p) }
+		     /^  Candidate: / { print p, $2 }')
+	for p in "$@"; do
+		grep -q "^$p [0-9]" <<<"$out" ||
+			die $E_USAGE "$p:arm64 has no candidate version; try: apt-get update, or apt-cache policy $p:arm64"
+	done
+	echo "$out"
+}
+
+deb_path() { echo "$DEBS/${1}_${2//:/%3a}_arm64.deb"; }
+
+# deb_ok PKG VERSION: the cached .deb exists and matches the archive's SHA256
+# (catches a file truncated by an interrupted download).
+deb_ok() {
+	local f want
+	f=$(deb_path "$1" "$2")
+	[ -s "$f" ] || return 1
+	want=$(apt-cache show "$1:arm64=$2" 2>/dev/null | awk '/^SHA256: / && !n++ { print $2 }')
+	[ -n "$want" ] && [ "$(sha256sum <"$f" | cut -d' ' -f1)" = "$want" ]
+}
+
+# fetch: download every package of $VERSIONS missing from $DEBS. One apt-get
+# call for all (fast); on failure, retry one by one to name the culprit.
+fetch() {
+	local p v missing=() tmp
+	while read -r p v; do
+		deb_ok "$p" "$v" || missing+=("$p:arm64=$v")
+	done <<<"$VERSIONS"
+	[ ${#missing[@]} -gt 0 ] || { info "all $(wc -l <<<"$VERSIONS") .debs cached in $DEBS"; return 0; }
+	info "downloading ${#missing[@]} packages into $DEBS"
+	mkdir -p "$DEBS"
+	# Download into a temp dir on the same filesystem, then rename: a killed
+	# download never leaves a partial file under its final name.
+	tmp=$(mktemp -d "$DEBS/.dl.XXXXXX")
+	if ! (cd "$tmp" && apt-get "${APT_OPTS[@]}" -q download "${missing[@]}" >/dev/null); then
+		for p in "${missing[@]}"; do
+			(cd "$tmp" && apt-get "${APT_OPTS[@]}" -q download "$p" >/dev/null) || {
+				rm -rf "$tmp"
+				die $E_USAGE "cannot download $p; try by hand: (cd $DEBS && apt-get download $p), or 'apt-get update' / 'make deps' first"
+			}
+		done
+	fi
+	mv -f "$tmp"/*.deb "$DEBS"/
+	rm -rf "$tmp"
+	for p in "${missing[@]}"; do
+		v=${p#*=}
+		p=${p%%:*}
+		deb_ok "$p" "$v" || die $E_USAGE "$(deb_path "$p" "$v") missing or corrupt after download; try: apt-get clean && (cd $DEBS && apt-get download $p:arm64=$v)"
+	done
+}
+
+# unpack: each package into its own tree, so every file knows its package.
+unpack() {
+	local p v
+	while read -r p v; do
+		dpkg-deb -x "$(deb_path "$p" "$v")" "$WORK/pkgs/$p"
+	done <<<"$VERSIONS"
+}
+
+# index_sonames: SONAME[name]="package relative-dir" for every shared object
+# in a loader directory of any unpacked package (first package wins).
+declare -A SONAME=()
+index_sonames() {
+	local p d f
+	while read -r p _; do
+		for d in "${LIBDIRS[@]}"; do
+			[ -d "$WORK/pkgs/$p/$d" ] || continue
+			for f in "$WORK/pkgs/$p/$d"/*.so*; do
+				[ -e "$f" ] || continue
+				f=${f##*/}
+				[ -n "${SONAME[$f]:-}" ] || SONAME[$f]="$p $d"
+			done
+		done
+	done <<<"$VERSIONS"
+}
+
+is_elf() { [ "$(head -c4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ]; }
+needed() { "$READELF" -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
+interp() { "$READELF" -l "$1" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p'; }
+
+declare -A USED=() # package -> 1, for the manifest
+FILES=()           # "rootfs-path package", for the manifest
+
+# pkg_resolve PKG PATH: follow symlinks inside the unpacked package. An
+# absolute link target means the package root, not the host's / (cp -L would
+# silently pick up a host file, or an x86 one).
+pkg_resolve() {
+	local root=$WORK/pkgs/$1 path=/${2#/} t n=0
+	while [ -L "$root$path" ]; do
+		n=$((n + 1))
+		[ $n -le 20 ] || die $E_FAIL "$1: symlink loop at $2"
+		t=$(readlink "$root$path")
+		case $t in
+		/*) path=$t ;;
+		*) path=${path%/*}/$t ;;
+		esac
+		path=$(realpath -m -s "$path")
+	done
+	[ -f "$root$path" ] || die $E_FAIL "$1 has no $2 (package layout changed?)"
+	echo "$root$path"
+}
+
+# put PKG SRC DST: copy a file out of an unpacked package (dereferenced, so
+# versioned-name symlinks collapse into one file named as the consumer asks).
+put() {
+	local src dst=$STAGING/$3
+	src=$(pkg_resolve "$1" "$2")
+	mkdir -p "${dst%/*}"
+	cp --preserve=mode "$src" "$dst"
+	USED[$1]=1
+	FILES+=("$3 $1")
+}
+
+# add_libs FILE: copy the NEEDED closure of FILE (a rootfs path), depth-first.
+add_libs() {
+	local bin=$1 so p d
+	for so in $(needed "$STAGING/$bin"); do
+		have_lib "$so" && continue
+		[ -n "${SONAME[$so]:-}" ] ||
+			die $E_FAIL "$bin needs $so, which no downloaded arm64 package provides (add its package to SEEDS or fix lib_deps)"
+		read -r p d <<<"${SONAME[$so]}"
+		put "$p" "$d/$so" "$d/$so"
+		add_libs "$d/$so"
+	done
+}
+
+have_lib() {
+	local d
+	for d in "${LIBDIRS[@]}"; do [ -e "$STAGING/$d/$1" ] && return 0; done
+	return 1
+}
+
+# add_interp FILE: the loader named in PT_INTERP, as Debian lays it out: the
+# real file in the multiarch dir, /lib/ld-linux-aarch64.so.1 a relative symlink.
+add_interp() {
+	local i so p d rel
+	i=$(interp "$STAGING/$1")
+	[ -n "$i" ] && [ ! -e "$STAGING$i" ] || return 0
+	so=${i##*/}
+	[ -n "${SONAME[$so]:-}" ] || die $E_FAIL "$1 needs interpreter $i, not found in libc6:arm64"
+	read -r p d <<<"${SONAME[$so]}"
+	have_lib "$so" || put "$p" "$d/$so" "$d/$so"
+	if [ "${i#/}" != "$d/$so" ]; then
+		mkdir -p "$STAGING${i%/*}"
+		rel=$(realpath -m --relative-to="$STAGING${i%/*}" "$STAGING/$d/$so")
+		ln -s "$rel" "$STAGING$i"
+		FILES+=("${i#/} $p")
+	fi
+}
+
+build() {
+	local t p src dst
+	for t in "${TARGETS[@]}"; do
+		read -r p src dst <<<"$t"
+		put "$p" "$src" "$dst"
+		add_interp "$dst"
+		add_libs "$dst"
+	done
+	# busybox must be static: it is PID 1's shell before any library exists.
+	[ -z "$(interp "$STAGING/bin/busybox")$(needed "$STAGING/bin/busybox")" ] ||
+		die $E_FAIL "bin/busybox from busybox-static is not static"
+	chmod 755 "$STAGING"
+}
+
+# verify DIR: every ELF is aarch64, its interpreter exists and every NEEDED
+# soname resolves inside DIR. Independent of how build() got there.
+verify() {
+	local root=$1 f so i nelf=0 nneed=0 d ok
+	while IFS= read -r -d '' f; do
+		is_elf "$f" || continue
+		nelf=$((nelf + 1))
+		"$READELF" -h "$f" | grep 'Machine:.*AArch64' >/dev/null || die $E_FAIL "${f#"$root"/} is not an AArch64 ELF"
+		i=$(interp "$f")
+		[ -z "$i" ] || [ -e "$root$i" ] || die $E_FAIL "${f#"$root"/}: interpreter $i missing from rootfs"
+		for so in $(needed "$f"); do
+			nneed=$((nneed + 1))
+			ok=
+			for d in "${LIBDIRS[@]}"; do [ -e "$root/$d/$so" ] && ok=1 && break; done
+			[ -n "$ok" ] || die $E_FAIL "${f#"$root"/}: NEEDED $so not in rootfs"
+		done
+	done < <(find "$root" -type f -print0)
+	info "verified $nelf ELF files, $nneed NEEDED entries, all resolved inside the rootfs"
+}
+
+write_manifest() {
+	local p v f
+	{
+		echo "# guest-rootfs manifest: arm64 packages used (package=version), then files"
+		while read -r p v; do
+			[ -n "${USED[$p]:-}" ] && echo "$p=$v"
+		done <<<"$VERSIONS"
+		echo "# downloaded for the dependency closure but not needed by any file:"
+		while read -r p v; do
+			[ -n "${USED[$p]:-}" ] || echo "# $p=$v"
+		done <<<"$VERSIONS"
+		echo "# files (rootfs path, package):"
+		for f in "${FILES[@]}"; do echo "$f"; done | sort
+	} >"$1"
+}
+
+# Optional smoke test: only if the host already has qemu-user (never required).
+smoke() {
+	command -v qemu-aarch64-static >/dev/null || return 0
+	qemu-aarch64-static -L "$ROOTFS" "$ROOTFS/usr/bin/qemu-system-aarch64" --version | head -1 |
+		sed "s/^/I: $stage: qemu-user: /" || warn "qemu-system-aarch64 --version failed under qemu-aarch64-static"
+}
+
+main() {
+	check_lists
+	mkdir -p "$GUEST_DIR"
+	# One run at a time; also makes it safe to sweep temp dirs of killed runs.
+	exec 9>"$GUEST_DIR/.lock"
+	flock -n 9 || die $E_USAGE "another guest-rootfs run holds $GUEST_DIR/.lock"
+	rm -rf "$GUEST_DIR"/.rootfs.* "$DEBS"/.dl.*
+
+	local pkgs key
+	mapfile -t pkgs < <(closure)
+	VERSIONS=$(candidates "${pkgs[@]}")
+	# The stamp covers package versions and this script, so either changing rebuilds.
+	key=$(printf '%s\nscript %s\n' "$VERSIONS" "$(sha256sum <"$0" | cut -d' ' -f1)")
+	if [ -d "$ROOTFS" ] && [ -f "$MANIFEST" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$key" ]; then
+		info "cached: $ROOTFS ($(grep -c '^[^#]*=' "$MANIFEST") packages, $(du -sh "$ROOTFS" | cut -f1))"
+		info "PASS in $(elapsed)"
+		exit 0
+	fi
+	info "closure: ${#pkgs[@]} arm64 packages"
+	fetch
+
+	WORK=$(mktemp -d "$GUEST_DIR/.rootfs.XXXXXX")
+	trap 'rm -rf "$WORK"' EXIT
+	STAGING=$WORK/rootfs
+	mkdir -p "$WORK/pkgs" "$STAGING"
+	info "unpacking"
+	unpack
+	index_sonames
+	build
+	verify "$STAGING"
+	write_manifest "$WORK/manifest"
+
+	# Swap in: stamp removed first and written last, so a crash in between
+	# means "rebuild", never "cached" with a mismatched tree.
+	rm -f "$STAMP"
+	rm -rf "$ROOTFS.old"
+	[ ! -d "$ROOTFS" ] || mv "$ROOTFS" "$ROOTFS.old"
+	mv "$STAGING" "$ROOTFS"
+	mv "$WORK/manifest" "$MANIFEST"
+	rm -rf "$ROOTFS.old"
+	echo "$key" >"$STAMP"
+
+	smoke
+	info "rootfs $ROOTFS: $(du -sh "$ROOTFS" | cut -f1), ${#USED[@]} of ${#pkgs[@]} packages used, ${#FILES[@]} files; manifest $MANIFEST"
+	info "PASS in $(elapsed)"
+}
+
+main "$@"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Run a host-side test script whose output ends with "N passed, N failed"
+# and whose "ok"/"not ok" lines are TAP-like; keep its output as
+# $RESULTS/ktap/<name>.ktap so the report nests it verbatim.
+# usage: host-test.sh NAME SCRIPT [ARGS...]
+stage=${1:-host-test}
+. "$(dirname "$0")/lib.sh"
+[ $# -ge 2 ] || die $E_USAGE "usage: host-test.sh NAME SCRIPT [ARGS...]"
+name=$1
+script=$2
+shift 2
+[ -x "$script" ] || die $E_USAGE "$script missing or not executable"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+set +e
+nice -n 5 "$script" "$@" 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+set -e
+if [ -n "${RESULTS:-}" ]; then
+	mkdir -p "$RESULTS/ktap"
+	{
+		echo "KTAP version 1"
+		grep -E '^(not )?ok [0-9]+ |^# ' "$out" || true
+	} >"$RESULTS/ktap/$name.ktap"
+fi
+last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n1 || true)
+[ -n "$last" ] || die $E_FAIL "$script printed no 'N passed, N failed' line (rc=$rc)"
+[ "$rc" = 0 ] || die $E_FAIL "$script failed (rc=$rc): $last"
+info "PASS: $last in $(elapsed)"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Stage "initramfs": the L1 test guest's initramfs: busybox, the guest
+# scripts of selftests/guest, the kvm selftests, hackbench, GNU timeout,
+# the L2 VMM (qemu-system-aarch64 + libraries) and, under /l2, the kernel
+# Image and a tiny initramfs for the nested guests.
+#
+#   IMAGE=<Image>   kernel for L1 and L2 (default build/kernel/arch/arm64/boot/Image)
+#   KSFT_OUT=<dir>  built selftests (default build/selftests)
+#   STAGES="..."    guest stages, in order (default: kvm-check kselftest-kvm nested-hackbench)
+#   TESTS=<glob>    only plan entries matching, e.g. TESTS='kvm:vgic*'
+#   KSELFTEST_<NAME>_ARGS  replace a plan entry's arguments
+#   L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT HACKBENCH_ARGS  nested stage
+#   OUT=<file>      output (default build/initramfs/l1.cpio.gz)
+stage=initramfs
+. "$(dirname "$0")/lib.sh"
+need_cmd cpio gzip "${CROSS_COMPILE}readelf"
+
+IMAGE=${IMAGE:-$TOP/build/kernel/arch/arm64/boot/Image}
+KSFT_OUT=${KSFT_OUT:-$TOP/build/selftests}
+OUT=${OUT:-$TOP/build/initramfs/l1.cpio.gz}
+STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench}
+GUEST_ROOTFS=${GUEST_ROOTFS:-$CACHE_DIR/guest/rootfs}
+L2_GUESTS=${L2_GUESTS:-2}
+L2_SMP=${L2_SMP:-2}
+L2_MEM=${L2_MEM:-256}
+L2_RUNS=${L2_RUNS:-1}
+L2_TIMEOUT=${L2_TIMEOUT:-300}
+HACKBENCH_ARGS=${HACKBENCH_ARGS:--s 512 -l 20 -g 2 -f 5 -P}
+
+[ -f "$IMAGE" ] || die $E_USAGE "no kernel Image at $IMAGE: run 'make build' first"
+[ -d "$GUEST_ROOTFS/bin" ] || die $E_USAGE "no guest userland at $GUEST_ROOTFS: run scripts/guest-rootfs.sh (make guest-rootfs)"
+for s in $STAGES; do
+	[ -x "$TOP/selftests/guest/stage-$s.sh" ] ||
+		die $E_USAGE "unknown guest stage '$s' (have: $(cd "$TOP/selftests/guest" && ls stage-*.sh | sed 's/stage-//; s/\.sh//' | tr '\n' ' '))"
+done
+case " $STAGES " in
+*" kselftest-kvm "*) [ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT/kvm: run 'make selftests' first" ;;
+esac
+for v in L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT; do
+	case ${!v} in
+	'' | *[!0-9]*) die $E_USAGE "$v='${!v}' is not a positive integer" ;;
+	esac
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# --- L2 initramfs: busybox, hackbench and its libraries only.
+l2=$work/l2root
+mkdir -p "$l2"/{bin,usr/bin,etc,proc,sys,dev,tmp}
+cp -a "$GUEST_ROOTFS/bin/busybox" "$l2/bin/"
+cp -a "$GUEST_ROOTFS/usr/bin/hackbench" "$l2/usr/bin/"
+while IFS= read -r f; do
+	mkdir -p "$l2/$(dirname "$f")"
+	cp -aL "$GUEST_ROOTFS/$f" "$l2/$f"
+done < <(elf_closure "$GUEST_ROOTFS" usr/bin/hackbench)
+ln -sf busybox "$l2/bin/sh"
+install -m 0755 "$TOP/selftests/guest/l2-init.sh" "$l2/init"
+printf 'L2_RUNS=%s\nHACKBENCH_ARGS="%s"\n' "$L2_RUNS" "$HACKBENCH_ARGS" >"$l2/etc/l2.env"
+
+# --- L1 root.
+root=$work/root
+mkdir -p "$root"/{etc/workbench,usr/share/workbench,l2,ksft,proc,sys,dev,tmp}
+cp -a "$GUEST_ROOTFS"/. "$root"/
+ln -sf busybox "$root/bin/sh"
+install -m 0755 "$TOP/selftests/guest/init.sh" "$root/init"
+install -m 0755 "$TOP"/selftests/guest/stage-*.sh "$root/usr/share/workbench/"
+cp "$IMAGE" "$root/l2/Image"
+(cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) >"$root/l2/initramfs.cpio.gz"
+echo "$STAGES" >"$root/etc/workbench/stages"
+cp "$TOP/selftests/skiplist.txt" "$root/etc/workbench/skiplist.txt"
+{
+	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT; do echo "$v=${!v}"; done
+} >"$root/etc/workbench/env"
+
+# The plan, filtered by TESTS and with KSELFTEST_<NAME>_ARGS applied.
+plan=$root/etc/workbench/kvm.plan
+n=0
+while read -r name tmo args; do
+	case $name in kvm:*) ;; *) continue ;; esac
+	# shellcheck disable=SC2053
+	[[ -z ${TESTS:-} || $name == $TESTS ]] || continue
+	var=KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z-' 'A-Z_')_ARGS
+	[ -z "${!var+x}" ] || args=${!var}
+	printf '%s %s %s\n' "$name" "$tmo" "$args" >>"$plan"
+	n=$((n + 1))
+done <"$TOP/selftests/plan/kvm.plan"
+touch "$plan"
+case " $STAGES " in
+*" kselftest-kvm "*)
+	[ "$n" -gt 0 ] || die $E_USAGE "TESTS='${TESTS:-}' matches no entry of selftests/plan/kvm.plan"
+	cp -a "$KSFT_OUT/kvm"/. "$root/ksft/kvm/"
+	find "$root/ksft" -name '*.o' -o -name '*.d' -o -name '*.a' | xargs -r rm -f
+	;;
+esac
+
+mkdir -p "$(dirname "$OUT")"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+info "$OUT: $(du -h "$OUT" | cut -f1), stages: $STAGES, $n planned selftests, $L2_GUESTS L2 guests"
+info "PASS in $(elapsed)"

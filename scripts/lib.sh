@@ -1,0 +1,84 @@
+# shellcheck shell=bash
+# Common helpers for the workbench stage scripts. Sourced, never executed.
+#
+# Exit codes (docs: README.md "Exit codes"):
+#   0 pass, 1 tool/usage error, 2 build or test failure,
+#   124 host timeout, 255 guest panic or QEMU exit without sentinel.
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/arm64-kvm-series}
+ARCH=${ARCH:-arm64}
+CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+JOBS=${JOBS:-$(nproc)}
+V=${V:-0}
+export ARCH CROSS_COMPILE CACHE_DIR
+
+E_USAGE=1
+E_FAIL=2
+E_TIMEOUT=124
+E_PANIC=255
+
+_t0=$(date +%s)
+stage=${stage:-$(basename "$0" .sh)}
+
+info() { printf 'I: %s: %s\n' "$stage" "$*"; }
+warn() { printf 'W: %s: %s\n' "$stage" "$*" >&2; }
+# die CODE MESSAGE...
+die() {
+	local code=$1
+	shift
+	printf 'E: %s: %s\n' "$stage" "$*" >&2
+	exit "$code"
+}
+elapsed() {
+	local s=$(($(date +%s) - _t0))
+	printf '%d:%02d:%02d' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+}
+# run CMD...: print the command, then run it (quiet unless V=1 when $LOG set)
+run() {
+	printf '$ %s\n' "$*"
+	"$@"
+}
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			die $E_USAGE "'$c' not found; run 'make deps' (scripts/deps.sh) first"
+	done
+}
+# elf_closure ROOT FILE...: print (relative to ROOT) every shared library
+# that the ELF FILEs need, recursively, plus the dynamic loader; dies
+# naming the soname when one cannot be found inside ROOT.
+elf_closure() {
+	local root=$1 f so p dir found
+	shift
+	local -a todo=("$@")
+	local -A seen=()
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		while IFS= read -r so; do
+			[ -n "${seen[$so]:-}" ] && continue
+			found=
+			for dir in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu lib usr/lib; do
+				if [ -e "$root/$dir/$so" ]; then
+					found=$dir/$so
+					break
+				fi
+			done
+			[ -n "$found" ] || die $E_FAIL "$f needs $so, not found in $root"
+			seen[$so]=$found
+			printf '%s\n' "$found"
+			todo+=("$found")
+		done < <("${CROSS_COMPILE}readelf" -d "$root/$f" 2>/dev/null |
+			sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+		p=$("${CROSS_COMPILE}readelf" -l "$root/$f" 2>/dev/null |
+			sed -n 's/.*\[Requesting program interpreter: \/\(.*\)\]/\1/p')
+		if [ -n "$p" ] && [ -z "${seen[$p]:-}" ]; then
+			seen[$p]=1
+			printf '%s\n' "$p"
+		fi
+	done
+}

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Stage "report": turn one run's raw outputs into results.
+
+Reads RESULTS/stages.tsv (host stages: name, status, seconds, rc),
+RESULTS/logs/stage-*.log and RESULTS/console.log (the L1 guest console),
+and writes:
+  results.ktap   KTAP v1, one nested subtest per stage; kselftest TAP and
+                 KUnit KTAP lines kept verbatim; "# Totals:" per stage
+  results.json   build info and per-stage {status, duration}
+  SUMMARY.md     one page for humans
+  logs/<test>.log  per-selftest logs, first line = the command
+and prints the final "N passed, N failed, N skipped" line.
+Exit status: 0 if nothing failed, 2 otherwise.
+
+Usage: report.py RESULTS_DIR   (re-runnable: `make report` rebuilds the
+latest results from the same inputs).
+"""
+import hashlib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+TS = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+RESULT = re.compile(r"^(\s*)(not ok|ok) (\d+) (.*?)(?:\s+#\s*(.*))?$")
+SPLAT = re.compile(
+    r"(WARNING: CPU:|BUG: |Oops|Unable to handle kernel|"
+    r"possible circular locking|possible recursive locking|"
+    r"inconsistent lock state|suspicious RCU usage|"
+    r"KASAN:|UBSAN:|KCSAN:|refcount_t: |kmemleak: .* new suspected|"
+    r"Kernel panic - not syncing|soft lockup|hung_task|INFO: task .* blocked)")
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True,
+                               text=True, timeout=20).stdout.strip()
+    except Exception:  # noqa: BLE001 - informational only
+        return ""
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+class Stage:
+    def __init__(self, name, status, seconds, lines=None, rc=None):
+        self.name, self.status, self.seconds = name, status, seconds
+        self.lines = lines or []  # verbatim nested TAP/KTAP
+        self.rc = rc
+        self.npass = self.nfail = self.nskip = 0
+        self.failures = []  # (name, first assertion line)
+        self.skips = []  # (name, reason)
+
+    def count_results(self, indent=0):
+        for ln in self.lines:
+            m = RESULT.match(ln)
+            if not m or len(m.group(1)) != indent:
+                continue
+            directive = (m.group(5) or "").strip()
+            name = m.group(4).replace("selftests: kvm: ", "kvm:")
+            if directive.upper().startswith("SKIP"):
+                self.nskip += 1
+                self.skips.append((name, directive[4:].strip()))
+            elif m.group(2) == "ok":
+                self.npass += 1
+            else:
+                self.nfail += 1
+                self.failures.append((name, directive))
+
+
+def kunit_stage(console):
+    """KUnit runs at boot; its KTAP is on the console before WORKBENCH-BEGIN."""
+    lines, on = [], False
+    for raw in console.splitlines():
+        if "WORKBENCH-BEGIN" in raw:
+            break
+        ln = TS.sub("", raw)
+        if not on and ln.startswith("KTAP version 1"):
+            on = True
+        if on and re.match(r"^\s*(KTAP version|TAP version|\d+\.\.\d+|ok |not ok |# )",
+                           ln):
+            lines.append(ln)
+    st = Stage("kunit", "PASS", None, lines)
+    # Count leaf test cases (one level below the suites).
+    st.count_results(indent=4)
+    if not lines:
+        st.status = "FAIL"
+        st.failures.append(("kunit", "no KUnit KTAP on the console"))
+        st.nfail += 1
+    elif st.nfail or any(RESULT.match(x) and RESULT.match(x).group(2) == "not ok"
+                         for x in lines if not x.startswith(" ")):
+        st.status = "FAIL"
+    return st
+
+
+def guest_stages(console, results):
+    stages, cur, seen_end = [], None, False
+    for raw in console.splitlines():
+        ln = raw.rstrip("\r")
+        m = re.match(r"^WORKBENCH-STAGE-BEGIN (\S+)", ln)
+        if m:
+            cur = Stage(m.group(1), "FAIL", None)
+            stages.append(cur)
+            continue
+        m = re.match(r"^WORKBENCH-STAGE-END (\S+) rc=(\d+) seconds=(\d+)", ln)
+        if m and cur:
+            cur.status = "PASS" if m.group(2) == "0" else "FAIL"
+            cur.rc, cur.seconds = int(m.group(2)), int(m.group(3))
+            cur = None
+            continue
+        if ln.startswith("WORKBENCH-END"):
+            seen_end = True
+        if cur is not None:
+            # Kernel messages interleaved with test output become comments.
+            cur.lines.append("# console: " + ln if TS.match(ln) else ln)
+    for st in stages:
+        st.count_results(indent=0)
+        if st.name == "kselftest-kvm":
+            split_selftest_logs(st, results)
+        if st.status == "FAIL" and not st.nfail:
+            st.nfail = 1
+            st.failures.append((st.name, "stage ended without its end marker"
+                                if st.rc is None else "stage rc=%d" % st.rc))
+    return stages, seen_end
+
+
+def split_selftest_logs(st, results):
+    """logs/kvm:<name>.log for each selftest; first assertion line per failure."""
+    logdir = os.path.join(results, "logs")
+    cur, buf, first_assert = None, [], {}
+    for ln in st.lines:
+        m = re.match(r"^# selftests: kvm: (\S+)", ln)
+        if m:
+            cur, buf = m.group(1), []
+            continue
+        if cur is None:
+            continue
+        m = RESULT.match(ln)
+        if m and m.group(4).endswith("kvm: " + cur):
+            body = [b[2:] if b.startswith("# ") else b for b in buf]
+            cmdline = next((b for b in body if b.startswith("command: ")), "")
+            with open(os.path.join(logdir, "kvm:%s.log" % cur), "w") as f:
+                f.write("# to reproduce (in the L1 guest): %s\n" % cmdline[9:])
+                f.write("\n".join(body) + "\n" + ln + "\n")
+            for i, b in enumerate(body):
+                if "Test Assertion Failure" in b and i + 1 < len(body):
+                    first_assert["kvm:" + cur] = body[i + 1].strip()
+                    break
+            cur = None
+            continue
+        buf.append(ln)
+    st.failures = [(n, first_assert.get(n, d)) for n, d in st.failures]
+
+
+def hackbench_times(stages):
+    times = []
+    for st in stages:
+        for ln in st.lines:
+            m = re.search(r"L2-HACKBENCH run=\d+ Time: ([0-9.]+)", ln)
+            if m:
+                times.append(float(m.group(1)))
+    return times
+
+
+def host_stages(results):
+    out = []
+    for row in read(os.path.join(results, "stages.tsv")).splitlines():
+        name, status, seconds, rc = (row.split("\t") + ["", "", "", ""])[:4]
+        st = Stage(name, status, int(seconds or 0), rc=int(rc or 0))
+        log = read(os.path.join(results, "logs", "stage-%s.log" % name))
+        ktap = read(os.path.join(results, "ktap", "%s.ktap" % name))
+        if ktap:
+            st.lines = ktap.splitlines()
+            st.count_results(indent=0)
+        else:
+            if status == "PASS":
+                st.npass = 1
+            else:
+                st.nfail = 1
+                err = [x for x in log.splitlines() if x.startswith("E: ")]
+                st.failures.append((name, err[-1] if err else "rc=%s" % rc))
+        out.append(st)
+    return out
+
+
+def fmt_dur(s):
+    if s is None:
+        return "?"
+    return "%d:%02d:%02d" % (s // 3600, s % 3600 // 60, s % 60)
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print("usage: report.py RESULTS_DIR", file=sys.stderr)
+        return 1
+    results = os.path.abspath(sys.argv[1])
+    os.makedirs(os.path.join(results, "logs"), exist_ok=True)
+    console = read(os.path.join(results, "console.log"))
+
+    stages = host_stages(results)
+    booted = any(s.name == "boot" for s in stages)
+    splats = []
+    if booted:
+        gstages, seen_end = guest_stages(console, results)
+        stages += [kunit_stage(console)] + gstages
+        splats = [TS.sub("", ln) for ln in console.splitlines() if SPLAT.search(ln)]
+        if splats:
+            sp = Stage("console-splats", "FAIL", None,
+                       ["# " + s for s in splats[:50]])
+            sp.nfail = 1
+            sp.failures.append(("console", "%d splat line(s), first: %s"
+                                % (len(splats), splats[0])))
+            stages.append(sp)
+
+    # results.ktap
+    out = ["KTAP version 1", "1..%d" % len(stages)]
+    for i, st in enumerate(stages, 1):
+        out.append("  KTAP version 1")
+        out += ["  " + ln for ln in st.lines if not ln.startswith(("KTAP version", "TAP version"))]
+        out.append("  # Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0"
+                   % (st.npass, st.nfail, st.nskip))
+        out.append("%s %d %s # duration %s" % ("ok" if st.status == "PASS" and not st.nfail
+                                              else "not ok", i, st.name, fmt_dur(st.seconds)))
+    with open(os.path.join(results, "results.ktap"), "w") as f:
+        f.write("\n".join(out) + "\n")
+
+    npass = sum(s.npass for s in stages)
+    nfail = sum(s.nfail for s in stages)
+    nskip = sum(s.nskip for s in stages)
+    times = hackbench_times(stages)
+
+    env = {}
+    for ln in read(os.path.join(TOP, "base", "linux-source-6.12.env")).splitlines():
+        if "=" in ln and not ln.startswith("#"):
+            k, v = ln.split("=", 1)
+            env[k] = v
+    series = [ln.strip() for ln in read(os.path.join(TOP, "series")).splitlines()
+              if ln.strip() and not ln.startswith("#")]
+    h = hashlib.sha256()
+    for p in series:
+        h.update(read(os.path.join(TOP, "patches", p)).encode())
+    repro = "make check" if os.environ.get("MAKE_TARGET") == "check" else "make"
+    info = {
+        "build": {
+            "debian_package": env.get("DEBIAN_PACKAGE"),
+            "debian_version": sh("dpkg-query -W -f='${Version}' linux-source-6.12")
+            or env.get("DEBIAN_VERSION"),
+            "expected_debian_version": env.get("DEBIAN_VERSION"),
+            "series_patches": len(series),
+            "series_sha256": h.hexdigest(),
+            "toolchain": sh("aarch64-linux-gnu-gcc --version | head -n1"),
+            "qemu": sh("qemu-system-aarch64 --version | head -n1"),
+            "reproducer_cmdline": repro,
+        },
+        "results": {
+            "status": "PASS" if nfail == 0 else "FAIL",
+            "totals": {"pass": npass, "fail": nfail, "skip": nskip},
+            "stages": {s.name: {"status": "PASS" if s.status == "PASS" and not s.nfail
+                                else "FAIL", "duration": s.seconds,
+                                "pass": s.npass, "fail": s.nfail, "skip": s.nskip}
+                       for s in stages},
+            "hackbench_l2_seconds": times,
+            "console_splats": len(splats),
+        },
+    }
+    with open(os.path.join(results, "results.json"), "w") as f:
+        json.dump(info, f, indent=2)
+
+    b = info["build"]
+    md = ["# Workbench results %s" % os.path.basename(results), "",
+          "- Base: %s %s (expected %s)" % (b["debian_package"], b["debian_version"],
+                                            b["expected_debian_version"]),
+          "- Series: %d patches, sha256 %s" % (b["series_patches"], b["series_sha256"][:16]),
+          "- Toolchain: %s; QEMU: %s" % (b["toolchain"], b["qemu"]),
+          "- Result: **%s** — %d passed, %d failed, %d skipped" % (
+              info["results"]["status"], npass, nfail, nskip), "",
+          "## Stages", "", "```"]
+    for s in stages:
+        md.append("I: %s: %s in %s (pass %d, fail %d, skip %d)" % (
+            s.name, "PASS" if s.status == "PASS" and not s.nfail else "FAIL",
+            fmt_dur(s.seconds), s.npass, s.nfail, s.nskip))
+    md.append("```")
+    fails = [(s.name, n, d) for s in stages for n, d in s.failures]
+    if fails:
+        md += ["", "## Failures", ""]
+        md += ["- %s / %s: `%s`" % f for f in fails]
+    skips = [(n, r) for s in stages for n, r in s.skips]
+    if skips:
+        md += ["", "## Skipped (with reasons)", ""]
+        md += ["- %s: %s" % sk for sk in skips]
+    if times:
+        sd = statistics.stdev(times) if len(times) > 1 else 0.0
+        md += ["", "## Nested hackbench", "",
+               "%d L2 runs: mean %.3f s ± %.3f s (min %.3f, max %.3f); "
+               "wall-clock inside TCG-emulated L1, not a benchmark (see make bench)."
+               % (len(times), statistics.mean(times), sd, min(times), max(times))]
+    md += ["", "## Reproduce", "", "```", "%s   # in a clone of this repository" % repro,
+           "```", "", "Console: console.log; per-test logs: logs/; KTAP: results.ktap."]
+    with open(os.path.join(results, "SUMMARY.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+    for f in fails:
+        print("E: report: FAIL %s / %s: %s" % f)
+    print("I: report: %s" % os.path.join(results, "SUMMARY.md"))
+    print("%d passed, %d failed, %d skipped" % (npass, nfail, nskip))
+    return 0 if nfail == 0 else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Stage "apply": make the kernel git tree: first commit = stock source,
+# following commits = the patches named in `series`, applied with git am.
+#
+#   TREE=<dir>    where to create it (default build/linux)
+#   SERIES=<file> apply order (default ./series; SERIES=/dev/null = stock)
+#   FORCE=1       recreate even if the tree holds work not exported yet
+stage=apply
+. "$(dirname "$0")/lib.sh"
+. "$TOP/base/linux-source-6.12.env"
+need_cmd git
+
+TREE=${TREE:-$TOP/build/linux}
+SERIES=${SERIES:-$TOP/series}
+PATCH_DIR=${PATCH_DIR:-$(dirname "$SERIES")/patches}
+[ "$SERIES" = /dev/null ] && PATCH_DIR=/dev/null
+[ -r "$SERIES" ] || die $E_USAGE "series file '$SERIES' not found"
+
+stamp=$(ls -d "$CACHE_DIR"/stock-*.git/.fetch-done 2>/dev/null | head -n1 || true)
+[ -n "$stamp" ] || die $E_USAGE "no stock repository in $CACHE_DIR: run 'make fetch' first"
+STOCK_GIT=$(dirname "$stamp")
+
+# Never throw away work: a tree with uncommitted changes, or with commits
+# made after the last apply, must be exported (make export) or FORCE=1.
+if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
+	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		die $E_USAGE "$TREE has uncommitted changes; commit + 'make export', or FORCE=1 to discard"
+	fi
+	if [ "$(git -C "$TREE" rev-parse HEAD)" != "$(git -C "$TREE" rev-parse -q --verify refs/tags/applied 2>/dev/null)" ]; then
+		die $E_USAGE "$TREE has commits not exported to patches/; run 'make export' first, or FORCE=1 to discard them"
+	fi
+fi
+
+mapfile -t patches < <( (grep -v '^[[:space:]]*\(#\|$\)' "$SERIES" || true) | sed 's|^patches/||')
+for p in "${patches[@]}"; do
+	[ -f "$PATCH_DIR/$p" ] || die $E_USAGE "series names $p but $PATCH_DIR/$p does not exist"
+done
+
+rm -rf "$TREE"
+mkdir -p "$(dirname "$TREE")"
+git clone -q --shared -b stock "$STOCK_GIT" "$TREE"
+git -C "$TREE" checkout -q -b series
+git -C "$TREE" config user.name "arm64 KVM series"
+git -C "$TREE" config user.email "kvm-arm64-series@example.org"
+git -C "$TREE" config core.abbrev 12
+git -C "$TREE" config pretty.fixes 'Fixes: %h ("%s")'
+git -C "$TREE" tag -f stock stock >/dev/null 2>&1 || git -C "$TREE" tag -f stock HEAD >/dev/null
+n=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	if ! git -C "$TREE" am -q --3way --keep-cr "$PATCH_DIR/$p" >"$TREE/.git/am.log" 2>&1; then
+		cat "$TREE/.git/am.log" >&2
+		git -C "$TREE" am --abort >/dev/null 2>&1 || true
+		die $E_FAIL "patch $n/${#patches[@]} $p does not apply to $(git -C "$TREE" log -1 --format='%h %s')"
+	fi
+done
+git -C "$TREE" tag -f applied HEAD >/dev/null
+info "tree $TREE at $(git -C "$TREE" log -1 --format='%h %s')"
+info "PASS (${#patches[@]}/${#patches[@]} patches) in $(elapsed)"

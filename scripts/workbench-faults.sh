@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Stage "workbench-selftest": the workbench must fail loudly, with the
+# documented exit code and message, when something is wrong. Each case
+# injects one fault and checks both. Needs a built Image, selftests and
+# guest rootfs (it runs after "boot" in make check).
+stage=workbench-faults
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wb-selftest.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+n=0
+npass=0
+nfail=0
+# expect NAME CODE REGEX CMD...: CMD must exit CODE and print REGEX.
+expect() {
+	local name=$1 code=$2 re=$3 rc
+	shift 3
+	n=$((n + 1))
+	set +e
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	set -e
+	if [ "$rc" = "$code" ] && grep -Eq "$re" "$tmp/out"; then
+		echo "ok $n $name # exit $rc"
+		npass=$((npass + 1))
+	else
+		echo "not ok $n $name # expected exit $code and /$re/, got exit $rc"
+		tail -n 15 "$tmp/out" | sed 's/^/# /'
+		nfail=$((nfail + 1))
+	fi
+}
+
+IMAGE=${IMAGE:-$TOP/build/kernel/arch/arm64/boot/Image}
+[ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
+echo "KTAP version 1"
+echo "1..8"
+
+# 1. Bad input: a wrong variable is a usage error (1), nothing runs.
+expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
+expect unknown-config-fragment 1 "config fragment 'nosuch' not found" \
+	env CONFIGS=nosuch O="$tmp/cfg0" "$TOP/scripts/build.sh"
+
+# 2. A patch that does not apply: fail (2) naming the patch.
+mkdir -p "$tmp/s/patches"
+cat >"$tmp/s/patches/0001-bogus.patch" <<'P'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: arm64 KVM series <kvm-arm64-series@example.org>
+Date: Thu, 1 Jan 1970 00:00:00 +0000
+Subject: [PATCH] bogus: does not apply
+
+A patch against text the base does not have.
+
+Signed-off-by: arm64 KVM series <kvm-arm64-series@example.org>
+---
+ Makefile | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/Makefile b/Makefile
+--- a/Makefile
++++ b/Makefile
+@@ -1,3 +1,3 @@
+-this line is not in the kernel Makefile
++nor is this one
+ and neither is this context
+ or this
+-- 
+P
+echo 0001-bogus.patch >"$tmp/s/series"
+expect patch-does-not-apply 2 "patch 1/1 0001-bogus.patch does not apply" \
+	env TREE="$tmp/tree" SERIES="$tmp/s/series" "$TOP/scripts/tree.sh"
+
+# 3. A config option that does not survive olddefconfig: the audit fails (2).
+mkdir -p "$tmp/configs"
+cp "$TOP"/configs/*.config "$tmp/configs/"
+printf '# dropped on purpose: depends on a symbol that does not exist\nCONFIG_WORKBENCH_NO_SUCH_OPTION=y\n' \
+	>"$tmp/configs/zz-dropped.config"
+expect config-option-dropped 2 "CONFIG_WORKBENCH_NO_SUCH_OPTION: requested y, final .config has n" \
+	env CONFIG_DIR="$tmp/configs" CONFIGS="base kvm test kunit zz-dropped" O="$tmp/cfg" \
+	"$TOP/scripts/build.sh"
+
+# 4. Guest-side faults, each in its own short boot.
+small() {
+	env OUT="$tmp/$1.cpio.gz" "${@:2}" "$TOP/scripts/initramfs.sh" >"$tmp/$1.initramfs.log" 2>&1 ||
+		die $E_FAIL "initramfs for case $1 failed: $(tail -n 3 "$tmp/$1.initramfs.log")"
+}
+small ok STAGES=kvm-check
+small fail STAGES=kselftest-kvm TESTS=kvm:vgic_irq KSELFTEST_VGIC_IRQ_ARGS=-Z
+expect guest-passes 0 "WORKBENCH-END rc=0" \
+	env INITRD="$tmp/ok.cpio.gz" CONSOLE_LOG="$tmp/ok.log" TIMEOUT=600 "$TOP/scripts/boot.sh"
+expect selftest-fails 2 "guest reported test failures" \
+	env INITRD="$tmp/fail.cpio.gz" CONSOLE_LOG="$tmp/fail.log" TIMEOUT=600 "$TOP/scripts/boot.sh"
+expect guest-panics 255 "guest kernel panicked" \
+	env INITRD="$tmp/ok.cpio.gz" CONSOLE_LOG="$tmp/panic.log" TIMEOUT=600 \
+	APPEND_EXTRA=workbench.fault=panic "$TOP/scripts/boot.sh"
+expect guest-hangs 124 "QEMU timed out after 60s" \
+	env INITRD="$tmp/ok.cpio.gz" CONSOLE_LOG="$tmp/hang.log" TIMEOUT=60 \
+	APPEND_EXTRA=workbench.fault=hang "$TOP/scripts/boot.sh"
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" = 0 ] || exit $E_FAIL

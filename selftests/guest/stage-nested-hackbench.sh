@@ -1,0 +1,37 @@
+#!/bin/sh
+# Stage "nested-hackbench": start L2_GUESTS nested guests at once (QEMU with
+# -accel kvm on the L1 KVM, same kernel Image), each running hackbench, and
+# check that every one printed its "L2-END rc=0" sentinel in time.
+. /etc/workbench/env
+n=${L2_GUESTS:-2}
+echo "KTAP version 1"
+echo "1..$n"
+i=1
+while [ "$i" -le "$n" ]; do
+	timeout -k 5 "${L2_TIMEOUT:-300}" qemu-system-aarch64 -M virt,gic-version=3 -accel kvm -cpu host \
+		-smp "${L2_SMP:-2}" -m "${L2_MEM:-256}" -nodefaults -nographic -no-reboot -nic none \
+		-serial stdio -kernel /l2/Image -initrd /l2/initramfs.cpio.gz \
+		-append "console=ttyAMA0 panic=-1 rdinit=/init" </dev/null >/tmp/l2-$i.log 2>&1 &
+	echo $! >/tmp/l2-$i.pid
+	i=$((i + 1))
+done
+fail=0
+i=1
+while [ "$i" -le "$n" ]; do
+	wait "$(cat /tmp/l2-$i.pid)"
+	r=$?
+	if grep -q '^L2-END rc=0' /tmp/l2-$i.log; then
+		grep '^L2-HACKBENCH\|^L2-END' /tmp/l2-$i.log | sed "s/^/# guest $i: /"
+		echo "ok $i l2-guest-$i"
+	else
+		sed "s/^/# guest $i: /" /tmp/l2-$i.log | tail -n 40
+		if [ "$r" = 124 ] || [ "$r" = 137 ]; then
+			echo "not ok $i l2-guest-$i # TIMEOUT ${L2_TIMEOUT:-300} seconds"
+		else
+			echo "not ok $i l2-guest-$i # exit=$r, no L2-END rc=0 sentinel"
+		fi
+		fail=1
+	fi
+	i=$((i + 1))
+done
+[ "$fail" = 0 ]
