@@ -45,45 +45,37 @@ LIBDIRS=("lib/$MA" "usr/lib/$MA" lib usr/lib)
 APT_OPTS=()
 [ "$(id -u)" = 0 ] && APT_OPTS=(-o APT::Sandbox::User=root)
 
-check_lists() {
-	# grep without -q: an early exit would SIGPIPE apt-cache and fail the pipeline.
-	apt-cache policy busybox-static:arm64 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null ||
-		die $E_USAGE "no arm64 package lists (busybox-static:arm64 unknown); run 'make deps'"
-}
-
-# lib_deps PKG...: the arm64 library packages that PKG... Depend/PreDepend on.
-# Only the first member of an or-group counts (what apt would pick). Non-library
-# dependencies (python3 of rt-tests, qemu-system-common/-data, adduser) carry no
-# shared objects our binaries need; a wrong guess shows up as an unresolved
-# soname below, which is fatal.
-lib_deps() {
-	apt-cache depends --no-recommends --no-suggests --no-conflicts \
-		--no-breaks --no-replaces --no-enhances "${@/%/:arm64}" |
-		awk '
+# closure: the seeds plus, recursively, the arm64 library packages they
+# Depend/PreDepend on; sorted names. One 'apt-cache depends --recurse' call
+# (each apt-cache call costs seconds here), then a walk restricted to library
+# edges. Only the first member of an or-group counts (what apt would pick).
+# Non-library dependencies (python3 of rt-tests, qemu-system-common/-data,
+# adduser) carry no shared objects our binaries need; a wrong guess shows up
+# as an unresolved soname in build(), which is fatal.
+closure() {
+	apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances "${SEEDS[@]/%/:arm64}" 2>/dev/null |
+		awk -v seeds="${SEEDS[*]}" '
+		/^[^ ]/ { cur = $1; sub(/:arm64$/, "", cur); inalt = 0; next }
 		/^ [ |](Pre)?Depends: / {
 			take = !inalt
 			inalt = (substr($0, 2, 1) == "|")
 			n = $2
 			if (take && n ~ /^(lib[^<>]*|zlib1g):arm64$/) {
 				sub(/:arm64$/, "", n)
-				print n
+				dep[cur] = dep[cur] " " n
 			}
-		}'
-}
-
-# closure: seeds plus their library dependencies, recursively; sorted names.
-closure() {
-	local -A seen=()
-	local todo=("${SEEDS[@]}") p next
-	while [ ${#todo[@]} -gt 0 ]; do
-		for p in "${todo[@]}"; do seen[$p]=1; done
-		next=()
-		while read -r p; do
-			[ -n "${seen[$p]:-}" ] || next+=("$p")
-		done < <(lib_deps "${todo[@]}" | sort -u)
-		todo=("${next[@]}")
-	done
-	printf '%s\n' "${!seen[@]}" | sort
+		}
+		END {
+			nq = split(seeds, q, " ")
+			for (i = 1; i <= nq; i++) seen[q[i]] = 1
+			for (i = 1; i <= nq; i++) {
+				nd = split(dep[q[i]], d, " ")
+				for (j = 1; j <= nd; j++)
+					if (!(d[j] in seen)) { seen[d[j]] = 1; q[++nq] = d[j] }
+			}
+			for (p in seen) print p
+		}' | sort
 }
 
 # candidates PKG...: "pkg version" for each; dies naming a package apt cannot offer.
@@ -94,27 +86,38 @@ candidates() {
 		     /^  Candidate: / { print p, $2 }')
 	for p in "$@"; do
 		grep -q "^$p [0-9]" <<<"$out" ||
-			die $E_USAGE "$p:arm64 has no candidate version; try: apt-get update, or apt-cache policy $p:arm64"
+			die $E_USAGE "$p:arm64 has no candidate version; run 'make deps' (arm64 lists), or try: apt-get update; apt-cache policy $p:arm64"
 	done
 	echo "$out"
 }
 
 deb_path() { echo "$DEBS/${1}_${2//:/%3a}_arm64.deb"; }
 
+# load_sha256: SHA256[pkg] from the archive index, for every package of
+# $VERSIONS, in one apt-cache call (each call costs seconds of CPU here).
+declare -A SHA256=()
+load_sha256() {
+	local p v h
+	while read -r p v h; do
+		SHA256[$p]=$h
+	done < <(awk '{ print $1 ":arm64=" $2 }' <<<"$VERSIONS" | xargs apt-cache show 2>/dev/null |
+		awk '/^Package: / { p = $2 } /^Version: / { v = $2 } /^SHA256: / { print p, v, $2 }')
+}
+
 # deb_ok PKG VERSION: the cached .deb exists and matches the archive's SHA256
 # (catches a file truncated by an interrupted download).
 deb_ok() {
-	local f want
+	local f
 	f=$(deb_path "$1" "$2")
-	[ -s "$f" ] || return 1
-	want=$(apt-cache show "$1:arm64=$2" 2>/dev/null | awk '/^SHA256: / && !n++ { print $2 }')
-	[ -n "$want" ] && [ "$(sha256sum <"$f" | cut -d' ' -f1)" = "$want" ]
+	[ -s "$f" ] && [ -n "${SHA256[$1]:-}" ] &&
+		[ "$(sha256sum <"$f" | cut -d' ' -f1)" = "${SHA256[$1]}" ]
 }
 
 # fetch: download every package of $VERSIONS missing from $DEBS. One apt-get
 # call for all (fast); on failure, retry one by one to name the culprit.
 fetch() {
 	local p v missing=() tmp
+	load_sha256
 	while read -r p v; do
 		deb_ok "$p" "$v" || missing+=("$p:arm64=$v")
 	done <<<"$VERSIONS"
@@ -166,7 +169,6 @@ index_sonames() {
 	done <<<"$VERSIONS"
 }
 
-is_elf() { [ "$(head -c4 "$1" 2>/dev/null | od -An -c | tr -d ' ')" = '177ELF' ]; }
 needed() { "$READELF" -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
 interp() { "$READELF" -l "$1" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p'; }
 
@@ -209,7 +211,7 @@ add_libs() {
 	for so in $(needed "$STAGING/$bin"); do
 		have_lib "$so" && continue
 		[ -n "${SONAME[$so]:-}" ] ||
-			die $E_FAIL "$bin needs $so, which no downloaded arm64 package provides (add its package to SEEDS or fix lib_deps)"
+			die $E_FAIL "$bin needs $so, which no downloaded arm64 package provides (add its package to SEEDS or fix closure())"
 		read -r p d <<<"${SONAME[$so]}"
 		put "$p" "$d/$so" "$d/$so"
 		add_libs "$d/$so"
@@ -254,23 +256,36 @@ build() {
 	chmod 755 "$STAGING"
 }
 
-# verify DIR: every ELF is aarch64, its interpreter exists and every NEEDED
-# soname resolves inside DIR. Independent of how build() got there.
+# verify DIR: every ELF is AArch64, its interpreter exists and every NEEDED
+# soname resolves inside DIR. Independent of how build() got there; one
+# readelf call for the whole tree (with several files it prints "File: ").
 verify() {
-	local root=$1 f so i nelf=0 nneed=0 d ok
-	while IFS= read -r -d '' f; do
-		is_elf "$f" || continue
-		nelf=$((nelf + 1))
-		"$READELF" -h "$f" | grep 'Machine:.*AArch64' >/dev/null || die $E_FAIL "${f#"$root"/} is not an AArch64 ELF"
-		i=$(interp "$f")
-		[ -z "$i" ] || [ -e "$root$i" ] || die $E_FAIL "${f#"$root"/}: interpreter $i missing from rootfs"
-		for so in $(needed "$f"); do
+	local root=$1 kind f val d nelf=0 nneed=0 files=()
+	local -A have=()
+	for d in "${LIBDIRS[@]}"; do
+		for f in "$root/$d"/*; do [ -e "$f" ] && have[${f##*/}]=1; done
+	done
+	mapfile -d '' files < <(find "$root" -type f -print0)
+	[ ${#files[@]} -ge 4 ] || die $E_FAIL "rootfs has only ${#files[@]} files"
+	while read -r kind f val; do
+		f=${f#"$root"/}
+		case $kind in
+		machine)
+			nelf=$((nelf + 1))
+			[ "$val" = AArch64 ] || die $E_FAIL "$f is a $val ELF, not AArch64"
+			;;
+		interp) [ -e "$root$val" ] || die $E_FAIL "$f: interpreter $val missing from rootfs" ;;
+		needed)
 			nneed=$((nneed + 1))
-			ok=
-			for d in "${LIBDIRS[@]}"; do [ -e "$root/$d/$so" ] && ok=1 && break; done
-			[ -n "$ok" ] || die $E_FAIL "${f#"$root"/}: NEEDED $so not in rootfs"
-		done
-	done < <(find "$root" -type f -print0)
+			[ -n "${have[$val]:-}" ] || die $E_FAIL "$f: NEEDED $val not in rootfs"
+			;;
+		esac
+	done < <("$READELF" -h -l -d -W "${files[@]}" 2>/dev/null | awk '
+		/^File: / { f = substr($0, 7) }
+		/^  Machine: / { m = $0; sub(/^  Machine: */, "", m); gsub(/ /, "_", m); print "machine", f, m }
+		/program interpreter: / { i = $0; sub(/.*interpreter: /, "", i); sub(/\]$/, "", i); print "interp", f, i }
+		/\(NEEDED\)/ { n = $0; sub(/.*\[/, "", n); sub(/\]$/, "", n); print "needed", f, n }')
+	[ $nelf -ge 4 ] || die $E_FAIL "only $nelf ELF files found in the rootfs"
 	info "verified $nelf ELF files, $nneed NEEDED entries, all resolved inside the rootfs"
 }
 
@@ -297,24 +312,31 @@ smoke() {
 		sed "s/^/I: $stage: qemu-user: /" || warn "qemu-system-aarch64 --version failed under qemu-aarch64-static"
 }
 
+# stamp_key: package versions plus this script's hash; either changing rebuilds.
+stamp_key() { printf '%s\nscript %s\n' "$VERSIONS" "$(sha256sum <"$0" | cut -d' ' -f1)"; }
+
 main() {
-	check_lists
 	mkdir -p "$GUEST_DIR"
 	# One run at a time; also makes it safe to sweep temp dirs of killed runs.
 	exec 9>"$GUEST_DIR/.lock"
 	flock -n 9 || die $E_USAGE "another guest-rootfs run holds $GUEST_DIR/.lock"
 	rm -rf "$GUEST_DIR"/.rootfs.* "$DEBS"/.dl.*
 
-	local pkgs key
+	local pkgs
+	# Fast path: re-ask apt for the candidates of the packages in the stamp
+	# (one apt-cache call). If the closure itself changed, some package's
+	# version changed with it, so comparing versions is enough.
+	if [ -d "$ROOTFS" ] && [ -f "$MANIFEST" ] && [ -f "$STAMP" ]; then
+		mapfile -t pkgs < <(awk '$1 != "script" { print $1 }' "$STAMP")
+		VERSIONS=$(candidates "${pkgs[@]}")
+		if [ "$(cat "$STAMP")" = "$(stamp_key)" ]; then
+			info "cached: $ROOTFS ($(grep -c '^[^#]*=' "$MANIFEST") packages, $(du -sh "$ROOTFS" | cut -f1))"
+			info "PASS in $(elapsed)"
+			exit 0
+		fi
+	fi
 	mapfile -t pkgs < <(closure)
 	VERSIONS=$(candidates "${pkgs[@]}")
-	# The stamp covers package versions and this script, so either changing rebuilds.
-	key=$(printf '%s\nscript %s\n' "$VERSIONS" "$(sha256sum <"$0" | cut -d' ' -f1)")
-	if [ -d "$ROOTFS" ] && [ -f "$MANIFEST" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$key" ]; then
-		info "cached: $ROOTFS ($(grep -c '^[^#]*=' "$MANIFEST") packages, $(du -sh "$ROOTFS" | cut -f1))"
-		info "PASS in $(elapsed)"
-		exit 0
-	fi
 	info "closure: ${#pkgs[@]} arm64 packages"
 	fetch
 
@@ -325,6 +347,7 @@ main() {
 	info "unpacking"
 	unpack
 	index_sonames
+	info "copying binaries and their library closure"
 	build
 	verify "$STAGING"
 	write_manifest "$WORK/manifest"
@@ -337,7 +360,7 @@ main() {
 	mv "$STAGING" "$ROOTFS"
 	mv "$WORK/manifest" "$MANIFEST"
 	rm -rf "$ROOTFS.old"
-	echo "$key" >"$STAMP"
+	stamp_key >"$STAMP"
 
 	smoke
 	info "rootfs $ROOTFS: $(du -sh "$ROOTFS" | cut -f1), ${#USED[@]} of ${#pkgs[@]} packages used, ${#FILES[@]} files; manifest $MANIFEST"

@@ -185,11 +185,65 @@ inline nc_pre(t)
 	newid = 0; hit = 0
 }
 
+inline xchg_active(n)
+{
+	tmp = act[n];
+	act[n] = 0;
+#ifndef NO_RESERVED
+	if
+	:: tmp == 0 -> tmp = reserved[n]
+	:: else -> skip
+	fi;
+#endif
+#ifdef SENTINEL_KEEP
+	if
+	:: tmp == SENTINEL -> tmp = reserved[n]
+	:: else -> skip
+	fi;
+#endif
+	map[IDX(tmp)] = 1;
+	reserved[n] = tmp;
+	tmp = 0
+}
+
+inline flush_and_search()
+{
+#ifndef NO_FLUSH
+#ifdef POLICY_VMID
+	/* broadcast kvm_call_hyp(__kvm_flush_vm_context) */
+	k = 0;
+	do
+	:: k < NCPU -> local_flush(k); k++
+	:: else -> break
+	od;
+	k = 0;
+#else
+	k = 0;
+	do
+	:: k < NCPU -> flush_pending[k] = 1; k++
+	:: else -> break
+	od;
+	k = 0;
+#endif
+#endif
+	/* more ids than CPUs (+pinned): always succeeds */
+	find_zero(1);
+	assert(i < NUM);
+	st = 1
+}
+
+/*
+ * Rollover.  Visible to other CPUs' lock-free fast paths: the generation
+ * bump, and the xchg of *their* active slot.  So: step 1 = bump + map
+ * reset + xchg of this CPU's own slot (no other CPU touches it); then
+ * one step per other CPU; the flush is merged into the last step (a
+ * flush only removes TLB entries, and the refill rule re-adds those of
+ * running CPUs).
+ */
 inline nc_rollover()
 {
-	/* out of ids: generation bump (bounded by MAXGEN) */
 	atomic {
-		gen < MAXGEN;
+		gen < MAXGEN;	/* bound: no rollover beyond generation MAXGEN */
 		gen++;
 		g = gen;
 		rollovers++;
@@ -202,57 +256,28 @@ inline nc_rollover()
 		:: i < NUM -> map[i] = pinned_map[i]; i++
 		:: else -> break
 		od;
-		i = 0
+		i = 0;
+		d = 0;
+		xchg_active(c);
+		if
+		:: NCPU == 1 -> d = NCPU; flush_and_search()
+		:: else -> skip
+		fi
 	}
-	/* one step per CPU: xchg active to 0, record reserved */
 	do
-	:: i < NCPU ->
+	:: d < NCPU && d == c -> d++
+	:: d < NCPU && d != c ->
 		atomic {
-			tmp = act[i];
-			act[i] = 0;
-#ifndef NO_RESERVED
+			xchg_active(d);
+			d++;
 			if
-			:: tmp == 0 -> tmp = reserved[i]
+			:: d == NCPU || (d == NCPU - 1 && c == NCPU - 1) ->
+				d = NCPU; flush_and_search()
 			:: else -> skip
-			fi;
-#endif
-#ifdef SENTINEL_KEEP
-			if
-			:: tmp == SENTINEL -> tmp = reserved[i]
-			:: else -> skip
-			fi;
-#endif
-			map[IDX(tmp)] = 1;
-			reserved[i] = tmp;
-			tmp = 0;
-			i++
+			fi
 		}
-	:: else -> break
-	od;
-	atomic {
-#ifndef NO_FLUSH
-#ifdef POLICY_VMID
-		/* broadcast kvm_call_hyp(__kvm_flush_vm_context) */
-		k = 0;
-		do
-		:: k < NCPU -> local_flush(k); k++
-		:: else -> break
-		od;
-		k = 0;
-#else
-		k = 0;
-		do
-		:: k < NCPU -> flush_pending[k] = 1; k++
-		:: else -> break
-		od;
-		k = 0;
-#endif
-#endif
-		/* more ids than CPUs (+pinned): always succeeds */
-		find_zero(1);
-		assert(i < NUM);
-		st = 1
-	}
+	:: else -> d = 0; break
+	od
 }
 
 inline nc_set()
@@ -271,66 +296,133 @@ inline nc_set()
 	i = 0
 }
 
+/* enter the context (cpu_switch_mm / guest entry) and check invariants */
+inline enter(t)
+{
+	assert(id != 0 && IDX(id) != 0);		/* never run id 0 */
+#ifdef PIN
+	if
+	:: t == PINNED_TASK -> assert(IDX(id) == pin_idx)
+	:: else -> skip
+	fi;
+#endif
+	d = 0;
+	do
+	:: d < NCPU ->
+		if
+		:: d != c && running[d] != 0 ->
+			if
+			:: running[d] == t + 1 ->
+				/* one context => one id on running CPUs */
+				assert(IDX(runid[d]) == IDX(id))
+			:: else ->
+				/* distinct running contexts => distinct ids */
+				assert(IDX(runid[d]) != IDX(id))
+			fi
+		:: else -> skip
+		fi;
+		d++
+	:: else -> break
+	od;
+	d = 0;
+	running[c] = t + 1;
+	runid[c] = id;
+	tlb_fill(c);	/* no two contexts share an id in this TLB */
+	id = 0; t = 0; old = 0; st = 0; g = 0
+}
+
+/* slow path: take the lock (may block), re-read the id, new_context */
+inline slow_begin(t)
+{
+	!lock -> lock = 1;
+	id = ctxid[t];
+	if
+	:: GEN(id) != gen -> nc_pre(t)
+	:: else -> st = 0
+	fi
+}
+
 proctype cpu(byte c)
 {
 	byte t, id, old, tmp, g, newid, i, j, k, d, st;
-	bool hit;
+	bool hit, fp;
 
 	do
-	:: /* context switch to task t */
+	:: /*
+	    * Step 1: [VMID: vcpu_put of the previous VM, i.e.
+	    * kvm_arm_vmid_clear_active()], pick task t, fast-path reads of
+	    * the id, of active and of the generation; if the fast path is
+	    * not taken, take the lock and start the slow path.  Merging is
+	    * equivalent: the generation is only written by a rollover under
+	    * the lock, which zeroes active before writing any new-generation
+	    * id, and the slow path re-reads everything under the lock.
+	    */
 		atomic {
+#ifdef SCHEDOUT
+			if
+			:: running[c] != 0 ->
+				running[c] = 0;
+				runid[c] = 0;
+#ifdef SCHEDOUT_ZERO
+				act[c] = 0
+#else
+				act[c] = SENTINEL
+#endif
+			:: else -> skip
+			fi;
+#endif
 			select(t : 0 .. NTASK - 1);
 #ifndef SCHEDOUT
-			t + 1 != running[c]
+			t + 1 != running[c];
 #endif
+			id = ctxid[t];
+			old = act[c];
+			if
+			:: old != 0 && GEN(id) == gen -> fp = 1
+			:: else -> old = 0; slow_begin(t)
+			fi
 		}
-		/* fast path */
-		id = ctxid[t];
-		old = act[c];
 		if
-		:: old != 0 && GEN(id) == gen ->
+		:: fp ->
+			/*
+			 * Step 2: relaxed cmpxchg; on success enter at once (the
+			 * enter is local to this CPU: a rollover in between sees
+			 * the new value in its xchg either way); on a zero result
+			 * fall into the slow path.
+			 */
 			atomic {
+				fp = 0;
 				tmp = act[c];
 				if
 				:: tmp == old -> act[c] = id
 				:: else -> skip
+				fi;
+#ifdef NO_ZERO_CHECK
+				tmp = 1;
+#endif
+				if
+				:: tmp != 0 -> tmp = 0; enter(t); goto next
+				:: else -> old = 0; slow_begin(t)
 				fi
 			}
-#ifdef NO_ZERO_CHECK
-			tmp = 0; old = 0;
-			goto enter;
-#else
-			if
-			:: tmp != 0 -> tmp = 0; old = 0; goto enter
-			:: else -> tmp = 0
-			fi
-#endif
 		:: else -> skip
 		fi;
-		old = 0;
-
-		/* slow path */
-		atomic {
-			!lock -> lock = 1;
-			id = ctxid[t];
-			if
-			:: GEN(id) != gen -> nc_pre(t)
-			:: else -> st = 0
-			fi
-		}
 		if
 		:: st == 2 -> nc_rollover()
 		:: else -> skip
 		fi;
+		/*
+		 * Last step: set the id, [ASID: pending local flush], publish
+		 * active, unlock, enter.  Merging the enter is equivalent: this
+		 * CPU's TLB only gains the refill of what it is running, and a
+		 * rollover elsewhere only touches it through a flush.
+		 */
 		atomic {
 			if
 			:: st == 1 -> nc_set()
 			:: else -> skip
 			fi;
-			st = 0; g = 0;
-			ctxid[t] = id	/* atomic64_set(&kvm_vmid->id) */
-		}
-		atomic {
+			ctxid[t] = id;	/* atomic64_set(&kvm_vmid->id) */
 #ifdef POLICY_ASID
 			if
 			:: flush_pending[c] -> flush_pending[c] = 0; local_flush(c)
@@ -338,54 +430,11 @@ proctype cpu(byte c)
 			fi;
 #endif
 			act[c] = id;
-			lock = 0
+			lock = 0;
+			enter(t)
 		}
-enter:
-		/* enter the context ("cpu_switch_mm" / guest entry): check invariants */
-		atomic {
-			assert(id != 0 && IDX(id) != 0);		/* never run id 0 */
-#ifdef PIN
-			if
-			:: t == PINNED_TASK -> assert(IDX(id) == pin_idx)
-			:: else -> skip
-			fi;
-#endif
-			d = 0;
-			do
-			:: d < NCPU ->
-				if
-				:: d != c && running[d] != 0 ->
-					if
-					:: running[d] == t + 1 ->
-						/* one context => one id on running CPUs */
-						assert(IDX(runid[d]) == IDX(id))
-					:: else ->
-						/* distinct running contexts => distinct ids */
-						assert(IDX(runid[d]) != IDX(id))
-					fi
-				:: else -> skip
-				fi;
-				d++
-			:: else -> break
-			od;
-			d = 0;
-			running[c] = t + 1;
-			runid[c] = id;
-			tlb_fill(c);	/* no two contexts share an id in this TLB */
-			id = 0; t = 0
-		}
-#ifdef SCHEDOUT
-		/* vcpu_put: kvm_arm_vmid_clear_active() */
-		atomic {
-			running[c] = 0;
-			runid[c] = 0;
-#ifdef SCHEDOUT_ZERO
-			act[c] = 0
-#else
-			act[c] = SENTINEL
-#endif
-		}
-#endif
+next:
+		skip
 	od
 }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# "make check-bisect": build the kernel (Image + the touched objects' W=1
+# warnings) after every patch of the series, in a separate worktree and
+# output directory, and report the new-warning delta per patch. Slow: one
+# incremental build per patch (ccache helps); not part of make check.
+stage=check-bisect
+. "$(dirname "$0")/lib.sh"
+need_cmd git
+
+TREE=${TREE:-$TOP/build/linux}
+BISECT_O=${BISECT_O:-$TOP/build/bisect-out}
+WT=$TOP/build/bisect-tree
+[ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
+mapfile -t commits < <(git -C "$TREE" rev-list --reverse stock..HEAD)
+[ ${#commits[@]} -gt 0 ] || die $E_USAGE "no patches on top of stock in $TREE"
+
+rm -rf "$WT"
+git -C "$TREE" worktree prune
+git -C "$TREE" worktree add -q --detach "$WT" stock
+trap 'git -C "$TREE" worktree remove --force "$WT" >/dev/null 2>&1 || true' EXIT
+
+rm -f "$BISECT_O/w.seen"
+i=0
+fail=0
+for c in stock "${commits[@]}"; do
+	git -C "$WT" checkout -q "$c"
+	subj=$(git -C "$WT" log -1 --format='%h %s')
+	log=$BISECT_O/build-$i.log
+	mkdir -p "$BISECT_O"
+	if TREE=$WT O=$BISECT_O "$TOP/scripts/build.sh" >"$log" 2>&1; then
+		# Incremental builds only show warnings of recompiled files:
+		# compare against every warning seen so far.
+		grep -o '[^ ]*: warning:.*' "$BISECT_O/build.log" | sort -u >"$BISECT_O/w.now" || true
+		new=$(comm -13 "$BISECT_O/w.seen" "$BISECT_O/w.now" 2>/dev/null || cat "$BISECT_O/w.now")
+		cat "$BISECT_O/w.now" >>"$BISECT_O/w.seen"
+		sort -u -o "$BISECT_O/w.seen" "$BISECT_O/w.seen"
+		if [ "$c" != stock ] && [ -n "$new" ]; then
+			info "[$i/${#commits[@]}] $subj: builds, NEW warnings:"
+			printf '%s\n' "$new" | sed 's/^/    /'
+			fail=$((fail + 1))
+		else
+			info "[$i/${#commits[@]}] $subj: builds, no new warnings"
+		fi
+	else
+		info "[$i/${#commits[@]}] $subj: BUILD FAILED (log: $log)"
+		fail=$((fail + 1))
+	fi
+	i=$((i + 1))
+done
+[ "$fail" = 0 ] || die $E_FAIL "$fail patch(es) break the build or add warnings"
+info "PASS: every patch builds without new warnings, in $(elapsed)"
