@@ -30,14 +30,14 @@ case $TIMEOUT in '' | *[!0-9]*) die $E_USAGE "TIMEOUT='$TIMEOUT' is not a number
 case $QEMU_SMP in '' | *[!0-9]*) die $E_USAGE "QEMU_SMP='$QEMU_SMP' is not a number" ;; esac
 
 cmd=("$QEMU" -M "$QEMU_MACHINE" -cpu "$QEMU_CPU" -smp "$QEMU_SMP" -m "$QEMU_MEM"
-	-nographic -no-reboot -kernel "$IMAGE" -initrd "$INITRD" -append "$APPEND")
+	-nographic -no-reboot -nic none -kernel "$IMAGE" -initrd "$INITRD" -append "$APPEND")
 # shellcheck disable=SC2206
 [ -n "${QEMU_EXTRA:-}" ] && cmd+=($QEMU_EXTRA)
 mkdir -p "$(dirname "$CONSOLE_LOG")"
-printf '# to reproduce: %q ' "${cmd[@]}" >"$CONSOLE_LOG"
-echo >>"$CONSOLE_LOG"
+shown=$(quote_cmd "${cmd[@]}")
+printf '# to reproduce: %s\n' "$shown" >"$CONSOLE_LOG"
 info "Running with:"
-printf '$ %s\n' "$(printf '%q ' "${cmd[@]}")"
+printf '$ %s\n' "$shown"
 info "console: $CONSOLE_LOG (timeout ${TIMEOUT}s)"
 
 set +e

@@ -40,12 +40,22 @@ for p in $listed; do
 		grep -v '^\(Signed-off-by\|Cc\|Link\|Fixes\|Reviewed-by\):' | grep -c '[a-z]' || true)
 	[ "$body" -ge 2 ] || bad "$p: no commit message body (say why)"
 	if [ -x "$TREE/scripts/checkpatch.pl" ]; then
-		out=$("$TREE/scripts/checkpatch.pl" --strict --terse --no-summary --showfile \
-			--root="$TREE" ${CHECKPATCH_FLAGS:-} "$f" 2>&1 || true)
+		# FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires on
+		# every new file; instead we check below that get_maintainer.pl
+		# finds a maintainer for each file the patch adds. The SPDX check
+		# needs Debian's python3 with python3-ply, hence PATH.
+		out=$(PATH=/usr/bin:$PATH "$TREE/scripts/checkpatch.pl" --strict --terse --no-summary \
+			--showfile --ignore FILE_PATH_CHANGES --root="$TREE" ${CHECKPATCH_FLAGS:-} "$f" 2>&1 || true)
 		if [ -n "$out" ]; then
 			bad "$p: checkpatch --strict:"
 			printf '%s\n' "$out" | sed 's/^/     /' >&2
 		fi
+		for nf in $(awk '/^--- \/dev\/null/{getline; sub(/^\+\+\+ b\//, ""); print}' "$f"); do
+			[ -e "$TREE/$nf" ] || continue
+			m=$(cd "$TREE" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
+				--no-rolestats -f "$nf" 2>/dev/null | grep -v '^linux-kernel@' || true)
+			[ -n "$m" ] || bad "$p: new file $nf has no maintainer in MAINTAINERS"
+		done
 	fi
 done
 [ -x "$TREE/scripts/checkpatch.pl" ] || warn "no $TREE/scripts/checkpatch.pl: checkpatch skipped (run make apply)"

@@ -9,7 +9,7 @@ HOST_PKGS=(
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-arm qemu-utils
 	bc bison flex libssl-dev libelf-dev cpio xz-utils rsync kmod ccache
-	make gcc python3 git patch perl
+	make gcc python3 python3-ply python3-git git patch perl
 	linux-source-6.12
 	spin
 	gnuplot-nox valgrind
@@ -33,8 +33,12 @@ if [ ${#missing[@]} -gt 0 ] || [ -n "${need_update:-}" ]; then
 	apt-get update -qq || die $E_USAGE "apt-get update failed"
 	if [ ${#missing[@]} -gt 0 ]; then
 		info "installing: ${missing[*]}"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" ||
-			die $E_USAGE "apt-get install failed; try by hand: apt-get install ${missing[*]}"
+		mkdir -p "$CACHE_DIR"
+		if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			"${missing[@]}" >"$CACHE_DIR/apt-install.log" 2>&1; then
+			tail -n 20 "$CACHE_DIR/apt-install.log" >&2
+			die $E_USAGE "apt-get install failed (log: $CACHE_DIR/apt-install.log); try by hand: apt-get install ${missing[*]}"
+		fi
 	fi
 fi
 # The arm64 package lists must exist for scripts/initramfs.sh downloads.

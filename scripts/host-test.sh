@@ -18,10 +18,15 @@ rc=${PIPESTATUS[0]}
 set -e
 if [ -n "${RESULTS:-}" ]; then
 	mkdir -p "$RESULTS/ktap"
-	{
-		echo "KTAP version 1"
-		grep -E '^(not )?ok [0-9]+ |^# ' "$out" || true
-	} >"$RESULTS/ktap/$name.ktap"
+	# Accept TAP ("ok N name") and the "PASS  name: detail" /
+	# "FAIL  name: detail" lines of the selftests/*/check.sh scripts.
+	awk 'BEGIN { print "KTAP version 1" }
+	/^(not )?ok [0-9]+ / { print; next }
+	/^PASS  / { sub(/^PASS  /, ""); n++; split($0, a, ": "); d = substr($0, length(a[1]) + 3)
+		print "ok " n " " a[1] (d == "" ? "" : " # " d); next }
+	/^FAIL  / { sub(/^FAIL  /, ""); n++; split($0, a, ": "); d = substr($0, length(a[1]) + 3)
+		print "not ok " n " " a[1] (d == "" ? "" : " # " d); next }
+	/^# / { print }' "$out" >"$RESULTS/ktap/$name.ktap"
 fi
 last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n1 || true)
 [ -n "$last" ] || die $E_FAIL "$script printed no 'N passed, N failed' line (rc=$rc)"

@@ -7,7 +7,9 @@
 #   IMAGE=<Image>   kernel for L1 and L2 (default build/kernel/arch/arm64/boot/Image)
 #   KSFT_OUT=<dir>  built selftests (default build/selftests)
 #   STAGES="..."    guest stages, in order (default: kvm-check kselftest-kvm nested-hackbench)
-#   TESTS=<glob>    only plan entries matching, e.g. TESTS='kvm:vgic*'
+#   TESTS="<glob>..."  only plan entries matching one glob, e.g. TESTS='kvm:vgic* kvm:steal_time'
+#   SKIPLIST=<file> tests not to run, with reasons (default selftests/skiplist.txt;
+#                   SKIPLIST=/dev/null runs everything in the plan)
 #   KSELFTEST_<NAME>_ARGS  replace a plan entry's arguments
 #   L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT HACKBENCH_ARGS  nested stage
 #   OUT=<file>      output (default build/initramfs/l1.cpio.gz)
@@ -20,6 +22,7 @@ KSFT_OUT=${KSFT_OUT:-$TOP/build/selftests}
 OUT=${OUT:-$TOP/build/initramfs/l1.cpio.gz}
 STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench}
 GUEST_ROOTFS=${GUEST_ROOTFS:-$CACHE_DIR/guest/rootfs}
+SKIPLIST=${SKIPLIST:-$TOP/selftests/skiplist.txt}
 L2_GUESTS=${L2_GUESTS:-2}
 L2_SMP=${L2_SMP:-2}
 L2_MEM=${L2_MEM:-256}
@@ -28,6 +31,7 @@ L2_TIMEOUT=${L2_TIMEOUT:-300}
 HACKBENCH_ARGS=${HACKBENCH_ARGS:--s 512 -l 20 -g 2 -f 5 -P}
 
 [ -f "$IMAGE" ] || die $E_USAGE "no kernel Image at $IMAGE: run 'make build' first"
+[ -r "$SKIPLIST" ] || die $E_USAGE "SKIPLIST '$SKIPLIST' not readable"
 [ -d "$GUEST_ROOTFS/bin" ] || die $E_USAGE "no guest userland at $GUEST_ROOTFS: run scripts/guest-rootfs.sh (make guest-rootfs)"
 for s in $STAGES; do
 	[ -x "$TOP/selftests/guest/stage-$s.sh" ] ||
@@ -68,7 +72,7 @@ install -m 0755 "$TOP"/selftests/guest/stage-*.sh "$root/usr/share/workbench/"
 cp "$IMAGE" "$root/l2/Image"
 (cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) >"$root/l2/initramfs.cpio.gz"
 echo "$STAGES" >"$root/etc/workbench/stages"
-cp "$TOP/selftests/skiplist.txt" "$root/etc/workbench/skiplist.txt"
+cp "$SKIPLIST" "$root/etc/workbench/skiplist.txt"
 {
 	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT; do echo "$v=${!v}"; done
 } >"$root/etc/workbench/env"
@@ -78,8 +82,16 @@ plan=$root/etc/workbench/kvm.plan
 n=0
 while read -r name tmo args; do
 	case $name in kvm:*) ;; *) continue ;; esac
-	# shellcheck disable=SC2053
-	[[ -z ${TESTS:-} || $name == $TESTS ]] || continue
+	if [ -n "${TESTS:-}" ]; then
+		hit=
+		set -f
+		for g in $TESTS; do
+			# shellcheck disable=SC2053
+			[[ $name == $g ]] && hit=1
+		done
+		set +f
+		[ -n "$hit" ] || continue
+	fi
 	var=KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z-' 'A-Z_')_ARGS
 	[ -z "${!var+x}" ] || args=${!var}
 	printf '%s %s %s\n' "$name" "$tmo" "$args" >>"$plan"

@@ -41,6 +41,18 @@ run() {
 	printf '$ %s\n' "$*"
 	"$@"
 }
+# quote_cmd ARGS...: the command as one copy-pasteable line (single quotes
+# only where an argument needs them).
+quote_cmd() {
+	local a out=
+	for a in "$@"; do
+		case $a in
+		*[!A-Za-z0-9_,.=:/+@%-]* | '') out+="'${a//\'/\'\\\'\'}' " ;;
+		*) out+="$a " ;;
+		esac
+	done
+	printf '%s' "${out% }"
+}
 need_cmd() {
 	local c
 	for c in "$@"; do

@@ -15,16 +15,18 @@ mkdir -p "$KSFT_OUT"
 LOG=$KSFT_OUT/build.log
 echo "# to reproduce: TREE=$TREE KSFT_OUT=$KSFT_OUT $0" >"$LOG"
 
-# The kvm Makefile reads uapi headers from $(top_srcdir)/usr/include.
-info "headers_install into $TREE/usr"
-make -C "$TREE" ARCH="$ARCH" INSTALL_HDR_PATH="$TREE/usr" headers_install >>"$LOG" 2>&1 ||
-	die $E_FAIL "headers_install failed (log: $LOG)"
+# uapi headers go to $KSFT_OUT/usr, built with O= so that the source tree
+# stays clean (an in-tree headers_install leaves arch/arm64/include/generated
+# behind, and every later O= kernel build then refuses to run).
+info "headers_install into $KSFT_OUT/usr"
+make -C "$TREE" O="$KSFT_OUT/headers" ARCH="$ARCH" INSTALL_HDR_PATH="$KSFT_OUT/usr" \
+	headers_install >>"$LOG" 2>&1 || die $E_FAIL "headers_install failed (log: $LOG)"
 
 # USERLDFLAGS is lib.mk's documented knob; LDFLAGS on the command line
 # would replace the kvm Makefile's own -pthread/-no-pie.
 info "building kvm selftests ($JOBS jobs, static)"
 if ! make -C "$TREE/tools/testing/selftests/kvm" ARCH="$ARCH" CROSS_COMPILE="$CROSS_COMPILE" \
-	USERLDFLAGS=-static OUTPUT="$KSFT_OUT/kvm" -j"$JOBS" >>"$LOG" 2>&1; then
+	USERLDFLAGS=-static OUTPUT="$KSFT_OUT/kvm" LINUX_HDR_PATH="$KSFT_OUT/usr/include/" -j"$JOBS" >>"$LOG" 2>&1; then
 	grep -E 'error:|Error [0-9]' "$LOG" | head -n 20 >&2 || true
 	die $E_FAIL "selftest build failed (log: $LOG)"
 fi

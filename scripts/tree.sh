@@ -38,13 +38,15 @@ done
 
 rm -rf "$TREE"
 mkdir -p "$(dirname "$TREE")"
-git clone -q --shared -b stock "$STOCK_GIT" "$TREE"
-git -C "$TREE" checkout -q -b series
+git clone -q --shared --no-checkout "$STOCK_GIT" "$TREE"
+git -C "$TREE" checkout -q -b series origin/stock
+# "stock" names the base commit only, as a tag (no branch of that name).
+git -C "$TREE" branch -q -D stock
+git -C "$TREE" tag stock origin/stock
 git -C "$TREE" config user.name "arm64 KVM series"
 git -C "$TREE" config user.email "kvm-arm64-series@example.org"
 git -C "$TREE" config core.abbrev 12
 git -C "$TREE" config pretty.fixes 'Fixes: %h ("%s")'
-git -C "$TREE" tag -f stock stock >/dev/null 2>&1 || git -C "$TREE" tag -f stock HEAD >/dev/null
 n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))

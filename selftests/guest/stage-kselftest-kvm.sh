@@ -36,7 +36,7 @@ grep '^kvm:' $plan | while read -r name tmo args; do
 	echo "# duration: $t $((end - start))s"
 	case $r in
 	0) echo "ok $i selftests: kvm: $t" ;;
-	4) echo "ok $i selftests: kvm: $t # SKIP $(grep -m1 -o 'Requirement not met.*\|SKIP.*' /tmp/out | sed 's/^SKIP *//')" ;;
+	4) echo "ok $i selftests: kvm: $t # SKIP $(grep -m1 -o 'Requirement not met.*\|SKIP.*' /tmp/out | sed 's/^SKIP *//; s/^- //')" ;;
 	124 | 137) echo "not ok $i selftests: kvm: $t # TIMEOUT $tmo seconds"; echo 1 >/tmp/failed ;;
 	*) echo "not ok $i selftests: kvm: $t # exit=$r"; echo 1 >/tmp/failed ;;
 	esac
