@@ -18,7 +18,7 @@ export V ?= 0
 export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS TIMEOUT
 
 PIPELINE := deps fetch apply check-series build selftests guest-rootfs initramfs boot
-CHECK := deps model harness fetch apply check-series build selftests guest-rootfs initramfs boot workbench-selftest
+CHECK := deps fetch apply check-series model harness build selftests guest-rootfs initramfs boot workbench-selftest
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
 	guest-rootfs initramfs boot report model harness workbench-selftest \

@@ -5,7 +5,7 @@
 #   TREE=<dir>  source (default build/linux)
 #   O=<dir>     output (default build/kernel; Kbuild's O= meaning)
 #   CONFIG_DIR=<dir>  where fragments live (default configs/)
-#   CONFIGS="a b"  fragment names from CONFIG_DIR (default: base kvm test kunit,
+#   CONFIGS="a b"  fragment names from CONFIG_DIR (default: base kvm test kunit series,
 #               plus debug-<PROFILE> when PROFILE is set)
 #   JOBS, V=1, CCACHE=0 to disable ccache
 stage=build
@@ -15,7 +15,7 @@ need_cmd "${CROSS_COMPILE}gcc" make bc flex bison
 TREE=${TREE:-$TOP/build/linux}
 O=${O:-${KBUILD_OUTPUT:-$TOP/build/kernel}}
 CONFIG_DIR=${CONFIG_DIR:-$TOP/configs}
-CONFIGS=${CONFIGS:-base kvm test kunit ${EXTRA_CONFIGS:-}}
+CONFIGS=${CONFIGS:-base kvm test kunit series ${EXTRA_CONFIGS:-}}
 [ -f "$TREE/Makefile" ] || die $E_USAGE "no kernel tree at $TREE: run 'make apply' first"
 
 frags=()

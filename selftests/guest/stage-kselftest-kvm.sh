@@ -1,7 +1,8 @@
 #!/bin/sh
 # Stage "kselftest-kvm": run the plan (/etc/workbench/kvm.plan: name,
 # timeout, args) with kselftest's TAP conventions: exit 0 ok, 4 SKIP, 124
-# TIMEOUT, anything else "not ok ... # exit=<rc>". Test output is prefixed
+# TIMEOUT, anything else "not ok ... # exit=<rc>". GNU timeout is called by
+# path: busybox sh runs its own applet for a bare "timeout". Output is prefixed
 # with "# " and framed by "# selftests: kvm: <name>" so the host can split
 # per-test logs.
 plan=/etc/workbench/kvm.plan
@@ -28,7 +29,7 @@ grep '^kvm:' $plan | while read -r name tmo args; do
 		echo "# $t: binary not found in /ksft/kvm"
 		r=127
 	else
-		(cd "$(dirname "$bin")" && timeout -k 10 "$tmo" "$bin" $args >/tmp/out 2>&1; echo $? >/tmp/rc)
+		(cd "$(dirname "$bin")" && /usr/bin/timeout -k 10 "$tmo" "$bin" $args >/tmp/out 2>&1; echo $? >/tmp/rc)
 		sed 's/^/# /' /tmp/out
 		r=$(cat /tmp/rc)
 	fi
@@ -37,7 +38,7 @@ grep '^kvm:' $plan | while read -r name tmo args; do
 	case $r in
 	0) echo "ok $i selftests: kvm: $t" ;;
 	4) echo "ok $i selftests: kvm: $t # SKIP $(grep -m1 -o 'Requirement not met.*\|SKIP.*' /tmp/out | sed 's/^SKIP *//; s/^- //')" ;;
-	124 | 137) echo "not ok $i selftests: kvm: $t # TIMEOUT $tmo seconds"; echo 1 >/tmp/failed ;;
+	124 | 137 | 143) echo "not ok $i selftests: kvm: $t # TIMEOUT $tmo seconds"; echo 1 >/tmp/failed ;;
 	*) echo "not ok $i selftests: kvm: $t # exit=$r"; echo 1 >/tmp/failed ;;
 	esac
 done

@@ -8,7 +8,7 @@ echo "KTAP version 1"
 echo "1..$n"
 i=1
 while [ "$i" -le "$n" ]; do
-	timeout -k 5 "${L2_TIMEOUT:-300}" qemu-system-aarch64 -M virt,gic-version=3 -accel kvm -cpu host \
+	/usr/bin/timeout -k 5 "${L2_TIMEOUT:-300}" qemu-system-aarch64 -M virt,gic-version=3 -accel kvm -cpu host \
 		-smp "${L2_SMP:-2}" -m "${L2_MEM:-256}" -nodefaults -nographic -no-reboot -nic none \
 		-serial stdio -kernel /l2/Image -initrd /l2/initramfs.cpio.gz \
 		-append "console=ttyAMA0 panic=-1 rdinit=/init" </dev/null >/tmp/l2-$i.log 2>&1 &
@@ -25,7 +25,7 @@ while [ "$i" -le "$n" ]; do
 		echo "ok $i l2-guest-$i"
 	else
 		sed "s/^/# guest $i: /" /tmp/l2-$i.log | tail -n 40
-		if [ "$r" = 124 ] || [ "$r" = 137 ]; then
+		if [ "$r" = 124 ] || [ "$r" = 137 ] || [ "$r" = 143 ]; then
 			echo "not ok $i l2-guest-$i # TIMEOUT ${L2_TIMEOUT:-300} seconds"
 		else
 			echo "not ok $i l2-guest-$i # exit=$r, no L2-END rc=0 sentinel"

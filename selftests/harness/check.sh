@@ -1,90 +1,159 @@
 #!/bin/bash
-# Build arch/arm64/kvm/vmid.c UNMODIFIED against shim/ and stress it.
-# KSRC: kernel tree (default /work/trees/ref); ALLOC_SRC: allocator source(s)
-# (default $KSRC/arch/arm64/kvm/vmid.c).  Mutants are sed edits of a copy.
-# Exit: 0 all good, 1 setup/clean failure, 2 a mutant survived.
+# Build the VMID allocator UNMODIFIED against shim/ and stress it, twice:
+#   stock: arch/arm64/kvm/vmid.c of the tag "stock" (git show stock:...)
+#   lib:   the series' arch/arm64/lib/asid.c + arch/arm64/kvm/vmid.c +
+#          asm/asid.h + asm/asid_trace.h, from the working tree of KSRC
+# Each has its own mutation gate (sed edits of COPIES, never of KSRC).
+# KSRC: the generated kernel tree (default $TOP/build/linux, TOP = the
+# repository root, two levels above this script).  VARIANTS="stock lib".
+# Exit: 0 all good, 1 setup/build/clean failure or a sed that changed
+# nothing, 2 a mutant survived.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-KSRC=${KSRC:-/work/trees/ref}
-ALLOC_SRC=${ALLOC_SRC:-$KSRC/arch/arm64/kvm/vmid.c}
+TOP=$(cd "$HERE/../.." && pwd)
+KSRC=${KSRC:-$TOP/build/linux}
+VARIANTS=${VARIANTS:-stock lib}
 ITERS=${ITERS:-100000}		# per CPU thread
 MINROLL=${MINROLL:-1000}	# a clean run must see at least this many rollovers
-[ -d "$KSRC/arch/arm64" ] || { echo "ERROR: KSRC=$KSRC is not a kernel tree"; exit 1; }
-for f in $ALLOC_SRC; do [ -f "$f" ] || { echo "ERROR: ALLOC_SRC file $f missing"; exit 1; }; done
-W=$(mktemp -d /tmp/vmid-harness.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 CC=${CC:-gcc}
 CFLAGS="-g -Wall -Wno-unused-function -I$HERE/shim"
+T0=$(date +%s)
 pass=0; fail=0; survived=0
 
-build() {	# name flags sources...
-	local n=$1 fl=$2; shift 2
-	$CC $CFLAGS $fl -o "$W/$n" "$HERE/vmid_stress.c" "$@" -lpthread 2>"$W/$n.cc" ||
-		{ echo "ERROR: build $n failed"; cat "$W/$n.cc"; exit 1; }
+die() { echo "ERROR: $*"; exit 1; }
+[ -d "$KSRC/arch/arm64" ] || die "KSRC=$KSRC is not a kernel tree"
+W=$(mktemp -d /tmp/vmid-harness.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+# ---- sources: $W/src/<variant>/ (lib also has asm/ headers) ----
+mkdir -p "$W/src/stock" "$W/src/lib/asm"
+git -C "$KSRC" show stock:arch/arm64/kvm/vmid.c >"$W/src/stock/vmid.c" 2>"$W/git.err" ||
+	{ cat "$W/git.err"; die "no tag 'stock' in $KSRC (git show stock:arch/arm64/kvm/vmid.c)"; }
+for f in arch/arm64/lib/asid.c arch/arm64/kvm/vmid.c; do
+	[ -f "$KSRC/$f" ] || die "$KSRC/$f missing (series not applied?)"
+	cp "$KSRC/$f" "$W/src/lib/"
+done
+for f in asid.h asid_trace.h; do
+	[ -f "$KSRC/arch/arm64/include/asm/$f" ] || die "$KSRC/arch/arm64/include/asm/$f missing"
+	cp "$KSRC/arch/arm64/include/asm/$f" "$W/src/lib/asm/"
+done
+cmp -s "$W/src/stock/vmid.c" "$W/src/lib/vmid.c" &&
+	die "KSRC vmid.c is the stock one: the series is not applied"
+
+# build NAME SRCDIR FLAGS: SRCDIR's kind (stock|lib) from its files
+build() {
+	local n=$1 d=$2 fl=$3 src
+	if [ -f "$d/asid.c" ]; then
+		src="$d/asid.c $d/vmid.c"; fl="$fl -I$d -DCONFIG_ARM64_DEBUG_ASID_BITS"
+	else
+		src="$d/vmid.c"
+	fi
+	# shellcheck disable=SC2086
+	$CC $CFLAGS $fl -o "$W/$n" "$HERE/vmid_stress.c" $src -lpthread 2>"$W/$n.cc" ||
+		{ cat "$W/$n.cc"; die "build $n failed"; }
 }
-mutate() {	# name sed-expr: copy of ALLOC_SRC with one edit, must change
-	local n=$1 e=$2 out=() f
-	for f in $ALLOC_SRC; do
-		sed "$e" "$f" > "$W/$n-$(basename "$f")"
-		out+=("$W/$n-$(basename "$f")")
-	done
-	cat $ALLOC_SRC | cmp -s - <(cat "${out[@]}") &&
-		{ echo "ERROR: mutant $n: sed '$e' changed nothing (source drifted?)"; exit 1; }
-	MUT=("${out[@]}")
+# mutate NAME BASE FILE SED: copy of $W/src/BASE with FILE edited, must change
+mutate() {
+	local n=$1 b=$2 f=$3 e=$4
+	rm -rf "$W/src/$n"; cp -r "$W/src/$b" "$W/src/$n"
+	sed "$e" "$W/src/$b/$f" >"$W/src/$n/$f"
+	cmp -s "$W/src/$b/$f" "$W/src/$n/$f" &&
+		die "mutant $n: sed '$e' changed nothing in $b/$f (source drifted?)"
+	[ "$(diff "$W/src/$b/$f" "$W/src/$n/$f" | grep -c '^>')" -eq 1 ] ||
+		die "mutant $n: sed '$e' changed more than one line of $b/$f"
 }
 # clean NAME binary [env...]
 clean() {
-	local n=$1 b=$2; shift 2
-	env "$@" TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" "$MINROLL" >"$W/$n.out" 2>&1
-	local rc=$? s=$(grep -m1 '^cpus=' "$W/$n.out")
+	local n=$1 b=$2 o="$W/${1//\//-}.out"; shift 2
+	env "$@" TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" "$MINROLL" >"$o" 2>&1
+	local rc=$? s=$(grep -m1 '^cpus=' "$o")
 	if [ $rc -eq 0 ]; then echo "PASS  $n: $s"; pass=$((pass+1))
-	else echo "FAIL  $n (rc=$rc): $s"; grep -m3 -E "FAIL|WARNING|RESULT|ERROR" "$W/$n.out"; fail=$((fail+1)); fi
+	else echo "FAIL  $n (rc=$rc): $s"; grep -m3 -E "FAIL|WARNING|RESULT|ERROR" "$o"; fail=$((fail+1)); fi
 }
-# mutant NAME binary tries pattern [env...]: caught if any try fails with pattern
+# mutant NAME binary tries pattern [env...]: caught if any try fails with
+# pattern; a try that neither matches nor ends "RESULT: ok" (crash, timeout,
+# setup error) is a harness error, not a survival.
 mutant() {
-	local n=$1 b=$2 tries=$3 pat=$4 i; shift 4
+	local n=$1 b=$2 tries=$3 pat=$4 o="$W/${1//\//-}.out" i; shift 4
 	for i in $(seq 1 "$tries"); do
-		env "$@" KSHIM_SEED=$i TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" 0 >"$W/$n.out" 2>&1
-		if [ $? -ne 0 ] && grep -q -E "$pat" "$W/$n.out"; then
-			echo "PASS  $n: caught on try $i: $(grep -m1 -E "$pat" "$W/$n.out" | cut -c1-100)"
+		env "$@" KSHIM_SEED=$i TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" 0 >"$o" 2>&1
+		if [ $? -ne 0 ] && grep -q -E "$pat" "$o"; then
+			echo "PASS  $n: caught on try $i: $(grep -m1 -E "$pat" "$o" | cut -c1-100)"
 			pass=$((pass+1)); return
 		fi
+		grep -q '^RESULT: ok' "$o" || {
+			echo "FAIL  $n: try $i neither caught nor clean:"; tail -n3 "$o"
+			fail=$((fail+1)); return; }
 	done
-	echo "FAIL  $n: SURVIVED $tries tries: $(grep -m1 '^cpus=' "$W/$n.out")"
+	echo "FAIL  $n: SURVIVED $tries tries: $(grep -m1 '^cpus=' "$o")"
 	fail=$((fail+1)); survived=1
 }
+variant() {	# V: clean runs of $W/src/V
+	local v=$1
+	build "$v-plain" "$W/src/$v" "-O2"
+	build "$v-tsan" "$W/src/$v" "-O1 -fsanitize=thread -Wno-tsan"
+	build "$v-asan" "$W/src/$v" "-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+	clean "$v/tsan"         "$v-tsan"
+	clean "$v/tsan-yield5"  "$v-tsan" KSHIM_YIELD=5
+	clean "$v/asan-ubsan"   "$v-asan"
+	clean "$v/plain"        "$v-plain"
+	clean "$v/plain-yield5" "$v-plain" KSHIM_YIELD=5
+}
 
-build plain "-O2" $ALLOC_SRC
-build tsan "-O1 -fsanitize=thread" $ALLOC_SRC
-build asan "-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined" $ALLOC_SRC
+for v in $VARIANTS; do
+	case $v in
+	stock)
+		variant stock
+		mutate sm1 stock vmid.c 's/vmid = per_cpu(reserved_vmids, cpu);/vmid = 0;/'
+		build sm1 "$W/src/sm1" "-O2"
+		mutate sm2 stock vmid.c 's/0 != atomic64_cmpxchg_relaxed(/0 != 1 + 0 * atomic64_cmpxchg_relaxed(/'
+		build sm2 "$W/src/sm2" "-O2"
+		mutate sm3 stock vmid.c 's/kvm_call_hyp(__kvm_flush_vm_context);/\/* mutant: no flush *\//'
+		build sm3 "$W/src/sm3" "-O2"
+		mutate sm4 stock vmid.c 's/old_active_vmid = atomic64_read(this_cpu_ptr(&active_vmids));/old_active_vmid = this_cpu_ptr(\&active_vmids)->counter;/'
+		build sm4 "$W/src/sm4" "-O1 -fsanitize=thread -Wno-tsan"
+		mutant stock/m1-no-reserved   sm1 3 "FAIL I"
+		mutant stock/m2-no-zero-check sm2 4 "FAIL I" KSHIM_YIELD=5
+		mutant stock/m3-no-flush      sm3 3 "FAIL I"
+		mutant stock/m4-plain-read    sm4 3 "ThreadSanitizer: data race"
+		# Store->load reordering of the sched-out sentinel (README.md):
+		# without a full barrier between vcpu_put and the next vcpu_load
+		# the stock code admits a stale VMID under x86-TSO.  INFO only.
+		env NO_PUT_MB=1 timeout 20 nice "$W/stock-plain" 200000 0 >"$W/nomb.out" 2>&1 &&
+			echo "INFO  stock/no-put-barrier run: no violation this time" ||
+			echo "INFO  stock/no-put-barrier run: $(grep -m1 FAIL "$W/nomb.out" | cut -c1-100)"
+		;;
+	lib)
+		variant lib
+		# flush_context: forget the reserved ID of a CPU idle since the last rollover
+		mutate lm1 lib asid.c 's/asid = \*reserved_asid(info, i);/asid = 0;/'
+		build lm1 "$W/src/lm1" "-O2"
+		# asid_try_switch (asm/asid.h): ignore the cmpxchg result
+		mutate lm2 lib asm/asid.h 's/atomic64_cmpxchg_relaxed(active, old_active_asid, asid);/(atomic64_cmpxchg_relaxed(active, old_active_asid, asid), 1);/'
+		build lm2 "$W/src/lm2" "-O2"
+		# flush_context: no broadcast flush at rollover
+		mutate lm3 lib asid.c 's/info->ops->flush_all(info);/\/* mutant: no flush *\/;/'
+		build lm3 "$W/src/lm3" "-O2"
+		# asid_try_switch (asm/asid.h): plain read of the active slot
+		mutate lm4 lib asm/asid.h 's/old_active_asid = atomic64_read(active);/old_active_asid = active->counter;/'
+		build lm4 "$W/src/lm4" "-O1 -fsanitize=thread -Wno-tsan"
+		# flush_context (asid.c): plain read + store instead of the xchg
+		mutate lm5 lib asid.c 's/asid = atomic64_xchg_relaxed(active_asid(info, i), 0);/asid = active_asid(info, i)->counter; active_asid(info, i)->counter = 0;/'
+		build lm5 "$W/src/lm5" "-O1 -fsanitize=thread -Wno-tsan"
+		mutant lib/m1-no-reserved   lm1 3 "FAIL I"
+		mutant lib/m2-no-zero-check lm2 4 "FAIL I" KSHIM_YIELD=5
+		mutant lib/m3-no-flush      lm3 3 "FAIL I"
+		mutant lib/m4-plain-read    lm4 3 "ThreadSanitizer: data race"
+		mutant lib/m5-plain-xchg    lm5 3 "ThreadSanitizer: data race"
+		env NO_PUT_MB=1 timeout 20 nice "$W/lib-plain" 200000 0 >"$W/nomb.out" 2>&1 &&
+			echo "INFO  lib/no-put-barrier run: no violation this time" ||
+			echo "INFO  lib/no-put-barrier run: $(grep -m1 FAIL "$W/nomb.out" | cut -c1-100)"
+		;;
+	*) die "unknown variant '$v' (VARIANTS: stock lib)" ;;
+	esac
+done
 
-clean tsan           tsan
-clean tsan-yield5    tsan KSHIM_YIELD=5
-clean asan-ubsan     asan
-clean plain          plain
-clean plain-yield5   plain KSHIM_YIELD=5
-
-mutate m1 's/vmid = per_cpu(reserved_vmids, cpu);/vmid = 0;/'
-build m1 "-O2" "${MUT[@]}"
-mutate m2 's/0 != atomic64_cmpxchg_relaxed(/0 != 1 + 0 * atomic64_cmpxchg_relaxed(/'
-build m2 "-O2" "${MUT[@]}"
-mutate m3 's/kvm_call_hyp(__kvm_flush_vm_context);/\/* mutant: no flush *\//'
-build m3 "-O2" "${MUT[@]}"
-mutate m4 's/old_active_vmid = atomic64_read(this_cpu_ptr(&active_vmids));/old_active_vmid = this_cpu_ptr(\&active_vmids)->counter;/'
-build m4 "-O1 -fsanitize=thread" "${MUT[@]}"
-
-mutant m1-no-reserved   m1 3 "FAIL I"
-mutant m2-no-zero-check m2 4 "FAIL I" KSHIM_YIELD=5
-mutant m3-no-flush      m3 3 "FAIL I"
-mutant m4-plain-read    m4 3 "ThreadSanitizer: data race"
-# Store->load reordering of the sched-out sentinel (README.md): without a
-# full barrier between vcpu_put and the next vcpu_load the stock code
-# admits a stale VMID under x86-TSO.  Informational, not gated.
-env NO_PUT_MB=1 timeout 20 nice "$W/plain" 200000 0 >"$W/nomb.out" 2>&1 &&
-	echo "INFO  no-put-barrier run: no violation this time" ||
-	echo "INFO  no-put-barrier run: $(grep -m1 FAIL "$W/nomb.out" | cut -c1-100)"
-
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed ($(( $(date +%s) - T0 )) s)"
 [ $fail -eq 0 ] && exit 0
 [ $survived -eq 1 ] && exit 2
 exit 1

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmid_stress.c - userspace stress driver for the arm64 VMID allocator
- * (arch/arm64/kvm/vmid.c compiled unmodified against shim/kshim.h).
+ * vmid_stress.c - userspace stress driver for the arm64 VMID allocator,
+ * linked against either the stock arch/arm64/kvm/vmid.c or the series'
+ * arch/arm64/lib/asid.c + thin arch/arm64/kvm/vmid.c, all compiled
+ * unmodified against shim/kshim.h.
  *
  * NCPU threads act as CPUs; each iteration picks a random VM, calls
  * kvm_arm_vmid_update() ("vcpu_load"), reads the VMID as VTTBR would,
@@ -21,6 +23,12 @@
  * allocator are not hidden).  x86-TSO keeps the checks free of false
  * alarms.
  *
+ * Library build only (detected by the early_param() that vmid.c registers
+ * under CONFIG_ARM64_DEBUG_ASID_BITS): the hardware width is 16 bits and
+ * the width is limited to VMID_BITS through "kvm-arm.vmid_bits", i.e.
+ * asid_debug_clamp_bits(); and every rollover must hit the tracepoint
+ * once (T: trace_asid_rollover() calls == broadcast flushes).
+ *
  * Usage: vmid_stress <iterations per cpu> [min rollovers]
  * Env:   KSHIM_YIELD=<pct>, KSHIM_SEED=<n>, VMID_BITS (default 3),
  *        NVM (default 12)
@@ -39,6 +47,11 @@ int kshim_nr_cpus = MAXCPU;
 int kshim_yield_pct;
 int kshim_warns;
 unsigned int kshim_vmid_bits = 3;
+unsigned long kshim_trace_hits;
+int (*kshim_early_param_fn)(char *);
+const char *kshim_early_param_name;
+/* only the series' vmid.c has it */
+extern void kvm_arm_vmid_release(struct kvm_vmid *kvm_vmid) __attribute__((weak));
 
 static struct kvm_vmid vms[MAXVM];
 static int nvm = 12;
@@ -62,7 +75,7 @@ static void fail(const char *what, int cpu, int vm, u64 vmid, int other,
 	fprintf(stderr,
 		"FAIL %s: cpu%d vm%d vmid=%#llx (index %llu) vs cpu/vm %d/%ld\n",
 		what, cpu, vm, (unsigned long long)vmid,
-		(unsigned long long)(vmid & ((1ULL << kshim_vmid_bits) - 1)),
+		(unsigned long long)(vmid & ((1ULL << kvm_arm_vmid_bits) - 1)),
 		other, otherval);
 	WR(failed, 1);
 }
@@ -75,7 +88,7 @@ void __kvm_flush_vm_context(void)
 
 	__atomic_add_fetch(&nr_flush, 1, __ATOMIC_RELAXED);
 	for (c = 0; c < NCPU; c++)
-		for (i = 0; i < (1U << kshim_vmid_bits); i++)
+		for (i = 0; i < (1U << kvm_arm_vmid_bits); i++)
 			WR(tlb[c][i], 0);
 	CBAR();
 }
@@ -97,7 +110,7 @@ static void tlb_fill(int cpu, int vm, u64 vmid, unsigned int idx)
 static void *cpu_thread(void *arg)
 {
 	int cpu = (int)(long)arg;
-	u64 mask = (1ULL << kshim_vmid_bits) - 1;
+	u64 mask = (1ULL << kvm_arm_vmid_bits) - 1;
 	unsigned long it;
 	const char *s = getenv("KSHIM_SEED");
 
@@ -114,7 +127,7 @@ static void *cpu_thread(void *arg)
 		vmid = atomic64_read(&vms[vm].id);		/* VTTBR */
 		idx = vmid & mask;
 		{	/* rollovers counted from generations seen, not flushes */
-			u64 g = vmid >> kshim_vmid_bits, m = RD(max_gen);
+			u64 g = vmid >> kvm_arm_vmid_bits, m = RD(max_gen);
 
 			while (g > m && !__atomic_compare_exchange_n(&max_gen,
 					&m, g, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -175,6 +188,7 @@ int main(int argc, char **argv)
 	unsigned long min_roll = 1;
 	u64 rollovers;
 	const char *e;
+	unsigned int want_bits;
 	long c;
 
 	if (argc > 1)
@@ -199,8 +213,24 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	want_bits = kshim_vmid_bits;
+	if (kshim_early_param_fn) {	/* library: width via the debug clamp */
+		char arg[16];
+
+		snprintf(arg, sizeof(arg), "%u", want_bits);
+		kshim_vmid_bits = 16;	/* "hardware" width */
+		if (kshim_early_param_fn(arg)) {
+			fprintf(stderr, "%s=%s rejected\n", kshim_early_param_name, arg);
+			return 1;
+		}
+	}
 	if (kvm_arm_vmid_alloc_init()) {
 		fprintf(stderr, "kvm_arm_vmid_alloc_init failed\n");
+		return 1;
+	}
+	if (kvm_arm_vmid_bits != want_bits) {
+		fprintf(stderr, "FAIL setup: kvm_arm_vmid_bits=%u, wanted %u\n",
+			kvm_arm_vmid_bits, want_bits);
 		return 1;
 	}
 	pthread_barrier_init(&start_barrier, NULL, NCPU);
@@ -208,13 +238,21 @@ int main(int argc, char **argv)
 		pthread_create(&th[c], NULL, cpu_thread, (void *)c);
 	for (c = 0; c < NCPU; c++)
 		pthread_join(th[c], NULL);
+	if (kvm_arm_vmid_release)
+		for (c = 0; c < nvm; c++)
+			kvm_arm_vmid_release(&vms[c]);
 	kvm_arm_vmid_alloc_free();
+	if (kshim_early_param_fn && kshim_trace_hits != nr_flush) {
+		fprintf(stderr, "FAIL T: %lu rollover tracepoint hits, %llu flushes\n",
+			kshim_trace_hits, (unsigned long long)nr_flush);
+		WR(failed, 1);
+	}
 
 	rollovers = max_gen ? max_gen - 1 : 0;
-	printf("cpus=%d vms=%d vmid_bits=%u yield=%d%% iterations=%llu rollovers=%llu flushes=%llu warns=%d\n",
-	       NCPU, nvm, kshim_vmid_bits, kshim_yield_pct,
+	printf("cpus=%d vms=%d vmid_bits=%u yield=%d%% iterations=%llu rollovers=%llu flushes=%llu tracepoints=%lu warns=%d\n",
+	       NCPU, nvm, kvm_arm_vmid_bits, kshim_yield_pct,
 	       (unsigned long long)nr_iter, (unsigned long long)rollovers,
-	       (unsigned long long)nr_flush, kshim_warns);
+	       (unsigned long long)nr_flush, kshim_trace_hits, kshim_warns);
 	if (failed) {
 		printf("RESULT: invariant violated\n");
 		return 3;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kshim.h - minimal userspace shim under which arch/arm64/kvm/vmid.c
- * (and, later, the shared allocator library) compiles unmodified on
- * x86-64.  Each pthread is a CPU; per-CPU variables are NR_CPUS arrays;
- * atomic64 ops are GCC __atomic builtins with relaxed ordering (which
- * TSan models exactly); raw spinlocks are pthread mutexes.
+ * kshim.h - minimal userspace shim under which the stock
+ * arch/arm64/kvm/vmid.c and the series' arch/arm64/lib/asid.c (+ its
+ * asm/asid.h, asm/asid_trace.h and the thin vmid.c) compile unmodified
+ * on x86-64.  Each pthread is a CPU; static per-CPU variables are NR_CPUS
+ * arrays, alloc_percpu() is calloc(NR_CPUS); atomic64 ops are GCC
+ * __atomic builtins with relaxed ordering (which TSan models exactly);
+ * raw spinlocks are pthread mutexes.  The one-line headers under linux/,
+ * asm/, kunit/ and trace/ all include this file.
  */
 #ifndef KSHIM_H
 #define KSHIM_H
@@ -28,7 +31,15 @@ typedef uint32_t u32;
 typedef uint8_t u8;
 
 #define __init
+#define __initdata
 #define __ro_after_init
+#define __percpu
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
+#define EXPORT_SYMBOL(s)
+#define EXPORT_SYMBOL_GPL(s)
+#define EXPORT_SYMBOL_IF_KUNIT(s)
 #define GFP_KERNEL 0
 #define BITS_PER_LONG 64
 #define BIT(n)		(1UL << (n))
@@ -48,15 +59,43 @@ extern int kshim_yield_pct;
 extern __thread unsigned int kshim_seed;
 static inline void kshim_maybe_yield(void)
 {
+#ifndef KSHIM_NO_YIELD	/* cost.sh: keep the fuzzing hook out of the counts */
 	if (kshim_yield_pct && (int)(rand_r(&kshim_seed) % 100) < kshim_yield_pct)
 		sched_yield();
+#endif
 }
+
+/* ---- diagnostics ---- */
+extern int kshim_warns;
+#define WARN_ON(cond) ({						\
+	int __c = !!(cond);						\
+	if (__c) {							\
+		fprintf(stderr, "WARNING: %s:%d: WARN_ON(%s)\n",	\
+			__FILE__, __LINE__, #cond);			\
+		__atomic_add_fetch(&kshim_warns, 1, __ATOMIC_RELAXED);	\
+	}								\
+	__c; })
+#define WARN_ON_ONCE(c)	WARN_ON(c)
+#define pr_info(...)	printf(__VA_ARGS__)
+#define pr_warn(...)	fprintf(stderr, __VA_ARGS__)
 
 /* ---- per-CPU ---- */
 #define DEFINE_PER_CPU(type, name)	__typeof__(type) name[NR_CPUS]
 #define DECLARE_PER_CPU(type, name)	extern __typeof__(type) name[NR_CPUS]
 #define per_cpu(var, cpu)		((var)[(cpu)])
-#define this_cpu_ptr(ptr)		(&(*(ptr))[smp_processor_id()])
+/*
+ * per_cpu_ptr()/this_cpu_ptr() take either &static_percpu_array (a pointer
+ * to an NR_CPUS array, stock vmid.c) or an alloc_percpu() pointer (to CPU
+ * 0's element of an NR_CPUS array, lib/asid.c).  All _Generic branches are
+ * type-checked, hence the casts; only the selected one is evaluated.
+ */
+#define per_cpu_ptr(ptr, cpu) _Generic((ptr),				\
+	atomic64_t (*)[NR_CPUS]: &(*(atomic64_t (*)[NR_CPUS])(ptr))[cpu], \
+	u64 (*)[NR_CPUS]: &(*(u64 (*)[NR_CPUS])(ptr))[cpu],		\
+	default: (ptr) + (cpu))
+#define this_cpu_ptr(ptr)		per_cpu_ptr(ptr, smp_processor_id())
+#define alloc_percpu(type)	((__typeof__(type) *)calloc(NR_CPUS, sizeof(type)))
+#define free_percpu(p)		free((void *)(p))
 
 /* ---- atomic64 (relaxed __atomic builtins) ---- */
 typedef struct { s64 counter; } atomic64_t;
@@ -103,8 +142,49 @@ typedef struct { pthread_mutex_t m; } raw_spinlock_t;
 	do { (void)(f); kshim_maybe_yield(); pthread_mutex_lock(&(l)->m); } while (0)
 #define raw_spin_unlock_irqrestore(l, f) \
 	do { (void)(f); pthread_mutex_unlock(&(l)->m); } while (0)
+#define raw_spin_lock_init(l)	pthread_mutex_init(&(l)->m, NULL)
 #define raw_spin_lock(l)	pthread_mutex_lock(&(l)->m)
 #define raw_spin_unlock(l)	pthread_mutex_unlock(&(l)->m)
+
+/* ---- lockdep (no-op) ---- */
+struct lock_class_key { int dummy; };
+#define lockdep_set_class_and_name(l, key, name) \
+	do { (void)(l); (void)(key); (void)(name); } while (0)
+
+/* ---- refcount_t (relaxed atomics; saturation not modelled) ---- */
+typedef struct { int refs; } refcount_t;
+static inline unsigned int refcount_read(const refcount_t *r)
+{
+	return __atomic_load_n(&r->refs, __ATOMIC_RELAXED);
+}
+static inline void refcount_set(refcount_t *r, int n)
+{
+	__atomic_store_n(&r->refs, n, __ATOMIC_RELAXED);
+}
+static inline bool refcount_inc_not_zero(refcount_t *r)
+{
+	int o = __atomic_load_n(&r->refs, __ATOMIC_RELAXED);
+
+	do {
+		if (!o)
+			return false;
+	} while (!__atomic_compare_exchange_n(&r->refs, &o, o + 1, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
+}
+static inline bool refcount_dec_and_test(refcount_t *r)
+{
+	int o = __atomic_fetch_sub(&r->refs, 1, __ATOMIC_RELEASE);
+
+	if (WARN_ON(o <= 0))
+		return false;
+	return o == 1;
+}
+
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n != 0 && ((n & (n - 1)) == 0);
+}
 
 /* ---- bitmaps (non-atomic, used under the lock) ---- */
 #define BITS_TO_LONGS(n)	(((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
@@ -136,13 +216,21 @@ static inline void bitmap_copy(unsigned long *dst, const unsigned long *src,
 {
 	memcpy(dst, src, BITS_TO_LONGS(nbits) * sizeof(unsigned long));
 }
+/* word at a time, like lib/find_bit.c (keeps cost.sh's figures sane) */
 static inline unsigned long find_next_zero_bit(const unsigned long *addr,
 					       unsigned long size,
 					       unsigned long offset)
 {
-	for (; offset < size; offset++)
-		if (!test_bit(offset, addr))
-			return offset;
+	while (offset < size) {
+		unsigned long w = ~addr[offset / BITS_PER_LONG] >>
+				  (offset % BITS_PER_LONG);
+
+		if (w) {
+			offset += __builtin_ctzl(w);
+			return offset < size ? offset : size;
+		}
+		offset = (offset | (BITS_PER_LONG - 1)) + 1;
+	}
 	return size;
 }
 static inline unsigned long find_next_bit(const unsigned long *addr,
@@ -160,22 +248,68 @@ static inline unsigned long *bitmap_zalloc(unsigned int nbits, int gfp)
 	return calloc(BITS_TO_LONGS(nbits), sizeof(unsigned long));
 }
 static inline void bitmap_free(const unsigned long *p) { free((void *)p); }
+static inline void bitmap_clear(unsigned long *map, unsigned int start,
+				unsigned int nbits)
+{
+	for (; nbits; nbits--, start++)
+		__clear_bit(start, map);
+}
+static inline unsigned int bitmap_weight(const unsigned long *map,
+					 unsigned int nbits)
+{
+	unsigned int i, w = 0;
 
-/* ---- diagnostics ---- */
-extern int kshim_warns;
-#define WARN_ON(cond) ({						\
-	int __c = !!(cond);						\
-	if (__c) {							\
-		fprintf(stderr, "WARNING: %s:%d: WARN_ON(%s)\n",	\
-			__FILE__, __LINE__, #cond);			\
-		__atomic_add_fetch(&kshim_warns, 1, __ATOMIC_RELAXED);	\
-	}								\
-	__c; })
-#define WARN_ON_ONCE(c)	WARN_ON(c)
-#define pr_info(...)	printf(__VA_ARGS__)
+	for (i = 0; i < nbits; i++)
+		w += test_bit(i, map);
+	return w;
+}
+
+/* ---- cpumask (only what lib/asid.c uses; single word) ---- */
+typedef struct { unsigned long bits[1]; } cpumask_t;
+static inline void cpumask_clear(cpumask_t *m) { m->bits[0] = 0; }
+static inline void cpumask_setall(cpumask_t *m)
+{
+	m->bits[0] = kshim_nr_cpus >= BITS_PER_LONG ? ~0UL :
+		     (1UL << kshim_nr_cpus) - 1;
+}
+static inline bool cpumask_test_and_clear_cpu(int cpu, cpumask_t *m)
+{
+	bool r = test_bit(cpu, m->bits);
+
+	__clear_bit(cpu, m->bits);
+	return r;
+}
+
+/* ---- tracepoints: TRACE_EVENT(name, ...) defines trace_name() which
+ * only counts calls (kshim_trace_hits, defined by the driver) ---- */
+extern unsigned long kshim_trace_hits;
+#define TP_PROTO(...)		__VA_ARGS__
+#define TP_ARGS(...)		__VA_ARGS__
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
+	static inline void trace_##name(proto)				\
+	{ __atomic_add_fetch(&kshim_trace_hits, 1, __ATOMIC_RELAXED); }
+
+/* ---- misc used by the CONFIG_ARM64_DEBUG_ASID_BITS code ---- */
+static inline int kstrtou32(const char *s, unsigned int base, u32 *res)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, base);
+
+	if (!*s || *end || v > 0xffffffffUL)
+		return -EINVAL;
+	*res = v;
+	return 0;
+}
+/* early_param(): registers the handler; the driver may call it */
+extern int (*kshim_early_param_fn)(char *);
+extern const char *kshim_early_param_name;
+#define early_param(str, fn)						\
+	static __attribute__((constructor)) void kshim_ep_##fn(void)	\
+	{ kshim_early_param_name = str; kshim_early_param_fn = fn; }
 
 /* ---- KVM bits used by vmid.c ---- */
-struct kvm_vmid { atomic64_t id; };
+/* pinned: used by the series' vmid.c only; harmless for stock */
+struct kvm_vmid { atomic64_t id; refcount_t pinned; };
 extern unsigned int kshim_vmid_bits;
 static inline unsigned int kvm_get_vmid_bits(void) { return kshim_vmid_bits; }
 /* broadcast TLB flush (hypercall), implemented by the test driver */
@@ -188,5 +322,8 @@ int kvm_arm_vmid_alloc_init(void);
 void kvm_arm_vmid_alloc_free(void);
 void kvm_arm_vmid_update(struct kvm_vmid *kvm_vmid);
 void kvm_arm_vmid_clear_active(void);
+unsigned long kvm_arm_pinned_vmid_get(struct kvm_vmid *kvm_vmid);
+void kvm_arm_pinned_vmid_put(struct kvm_vmid *kvm_vmid);
+void kvm_arm_vmid_release(struct kvm_vmid *kvm_vmid);
 
 #endif /* KSHIM_H */
