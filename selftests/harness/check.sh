@@ -66,7 +66,8 @@ mutate() {
 clean() {
 	local n=$1 b=$2 o="$W/${1//\//-}.out"; shift 2
 	env "$@" TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" "$MINROLL" >"$o" 2>&1
-	local rc=$? s=$(grep -m1 '^cpus=' "$o")
+	local rc=$? s
+	s=$(grep -m1 '^cpus=' "$o")
 	if [ $rc -eq 0 ]; then echo "PASS  $n: $s"; pass=$((pass+1))
 	else echo "FAIL  $n (rc=$rc): $s"; grep -m3 -E "FAIL|WARNING|RESULT|ERROR" "$o"; fail=$((fail+1)); fi
 }
@@ -76,7 +77,7 @@ clean() {
 mutant() {
 	local n=$1 b=$2 tries=$3 pat=$4 o="$W/${1//\//-}.out" i; shift 4
 	for i in $(seq 1 "$tries"); do
-		env "$@" KSHIM_SEED=$i TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" 0 >"$o" 2>&1
+		env "$@" KSHIM_SEED="$i" TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" 0 >"$o" 2>&1
 		if [ $? -ne 0 ] && grep -q -E "$pat" "$o"; then
 			echo "PASS  $n: caught on try $i: $(grep -m1 -E "$pat" "$o" | cut -c1-100)"
 			pass=$((pass+1)); return
