@@ -54,7 +54,7 @@ deps fetch export check-series build selftests guest-rootfs initramfs boot model
 	@scripts/$@.sh
 
 apply tree:
-	@scripts/tree.sh
+	@scripts/apply.sh
 
 report:
 	@python3 scripts/report.py results/latest

@@ -17,7 +17,7 @@ QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
 QEMU_SMP=${QEMU_SMP:-2}
 QEMU_MEM=${QEMU_MEM:-4G}
 QEMU_MACHINE=${QEMU_MACHINE:-virt,virtualization=on,gic-version=3,its=on}
-TIMEOUT=${TIMEOUT:-3600}
+TIMEOUT=${TIMEOUT:-1800}
 IMAGE=${IMAGE:-$TOP/build/kernel/arch/arm64/boot/Image}
 INITRD=${INITRD:-$TOP/build/initramfs/l1.cpio.gz}
 CONSOLE_LOG=${CONSOLE_LOG:-$TOP/build/console.log}

@@ -3,7 +3,7 @@
 #  - series and patches/ agree (no missing file, no unlisted patch);
 #  - every patch has a body, Author and Signed-off-by of the project identity;
 #  - checkpatch.pl --strict passes on every patch;
-#  - the series applies (done by scripts/tree.sh, run before this).
+#  - the series applies (done by scripts/apply.sh, run before this).
 #   TREE=<dir> for scripts/checkpatch.pl (default build/linux)
 stage=check-series
 . "$(dirname "$0")/lib.sh"

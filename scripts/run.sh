@@ -48,8 +48,22 @@ for s in $STAGES_HOST; do
 	fi
 done
 set +e
-python3 "$TOP/scripts/report.py" "$RESULTS"
+python3 "$TOP/scripts/report.py" "$RESULTS" >"$RESULTS/report.out" 2>&1
 rrc=$?
 set -e
+# Everything but the totals line now; the totals line last of all.
+head -n -1 "$RESULTS/report.out"
 [ "$first_rc" != 0 ] || first_rc=$rrc
+case $first_rc in
+0) meaning="all passed" ;;
+1) meaning="tool or usage error" ;;
+2) meaning="build or test failure" ;;
+124) meaning="host timeout" ;;
+255) meaning="guest panic, or QEMU exited without the sentinel" ;;
+*) meaning="unexpected" ;;
+esac
+# make turns every failing recipe into its own exit status 2; the
+# classified code is printed here and kept in results.json.
+printf 'I: run: exit %s (%s); results in %s\n' "$first_rc" "$meaning" "$RESULTS"
+tail -n 1 "$RESULTS/report.out"
 exit "$first_rc"

@@ -67,7 +67,7 @@ diff --git a/Makefile b/Makefile
 P
 echo 0001-bogus.patch >"$tmp/s/series"
 expect patch-does-not-apply 2 "patch 1/1 0001-bogus.patch does not apply" \
-	env TREE="$tmp/tree" SERIES="$tmp/s/series" "$TOP/scripts/tree.sh"
+	env TREE="$tmp/tree" SERIES="$tmp/s/series" "$TOP/scripts/apply.sh"
 
 # 3. A config option that does not survive olddefconfig: the audit fails (2).
 mkdir -p "$tmp/configs"
