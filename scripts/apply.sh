@@ -10,7 +10,7 @@ stage=apply
 . "$TOP/base/linux-source-6.12.env"
 need_cmd git
 
-TREE=${TREE:-$TOP/build/linux}
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 SERIES=${SERIES:-$TOP/series}
 PATCH_DIR=${PATCH_DIR:-$(dirname "$SERIES")/patches}
 [ "$SERIES" = /dev/null ] && PATCH_DIR=/dev/null

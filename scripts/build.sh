@@ -12,8 +12,8 @@ stage=build
 . "$(dirname "$0")/lib.sh"
 need_cmd "${CROSS_COMPILE}gcc" make bc flex bison
 
-TREE=${TREE:-$TOP/build/linux}
-O=${O:-${KBUILD_OUTPUT:-$TOP/build/kernel}}
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
+O=$(realpath -m "${O:-${KBUILD_OUTPUT:-$TOP/build/kernel}}")
 CONFIG_DIR=${CONFIG_DIR:-$TOP/configs}
 CONFIGS=${CONFIGS:-base kvm test kunit series ${EXTRA_CONFIGS:-}}
 [ -f "$TREE/Makefile" ] || die $E_USAGE "no kernel tree at $TREE: run 'make apply' first"

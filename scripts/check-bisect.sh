@@ -7,7 +7,7 @@ stage=check-bisect
 . "$(dirname "$0")/lib.sh"
 need_cmd git
 
-TREE=${TREE:-$TOP/build/linux}
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 BISECT_O=${BISECT_O:-$TOP/build/bisect-out}
 WT=$TOP/build/bisect-tree
 [ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"

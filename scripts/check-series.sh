@@ -8,7 +8,7 @@
 stage=check-series
 . "$(dirname "$0")/lib.sh"
 
-TREE=${TREE:-$TOP/build/linux}
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 SERIES=${SERIES:-$TOP/series}
 PATCH_DIR=$(dirname "$SERIES")/patches
 IDENT="arm64 KVM series <kvm-arm64-series@example.org>"

@@ -6,7 +6,7 @@ stage=export
 . "$(dirname "$0")/lib.sh"
 need_cmd git
 
-TREE=${TREE:-$TOP/build/linux}
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 [ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 	die $E_USAGE "$TREE has uncommitted changes: commit them first"

@@ -7,6 +7,6 @@
 stage=harness
 . "$(dirname "$0")/lib.sh"
 need_cmd gcc git
-TREE=${TREE:-$TOP/build/linux}
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 [ -d "$TREE/.git" ] || die $E_USAGE "no kernel tree at $TREE: run 'make apply' first"
 KSRC=$TREE exec "$TOP/scripts/host-test.sh" harness "$TOP/selftests/harness/check.sh"

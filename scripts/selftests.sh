@@ -8,8 +8,8 @@ stage=selftests
 . "$(dirname "$0")/lib.sh"
 need_cmd "${CROSS_COMPILE}gcc" make
 
-TREE=${TREE:-$TOP/build/linux}
-KSFT_OUT=${KSFT_OUT:-$TOP/build/selftests}
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
+KSFT_OUT=$(realpath -m "${KSFT_OUT:-$TOP/build/selftests}")
 [ -d "$TREE/tools/testing/selftests/kvm" ] || die $E_USAGE "no kernel tree at $TREE: run 'make apply' first"
 mkdir -p "$KSFT_OUT"
 LOG=$KSFT_OUT/build.log
