@@ -73,6 +73,7 @@ cp "$IMAGE" "$root/l2/Image"
 (cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) >"$root/l2/initramfs.cpio.gz"
 echo "$STAGES" >"$root/etc/workbench/stages"
 cp "$SKIPLIST" "$root/etc/workbench/skiplist.txt"
+cp "$TOP/selftests/flaky.txt" "$root/etc/workbench/flaky.txt"
 {
 	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT; do echo "$v=${!v}"; done
 } >"$root/etc/workbench/env"
