@@ -16,15 +16,9 @@
  */
 #include "shim/kshim.h"
 
-__thread int kshim_cpu;
-__thread unsigned int kshim_seed;
-int kshim_nr_cpus = NR_CPUS;
-int kshim_yield_pct;
-int kshim_warns;
-unsigned int kshim_vmid_bits = 8;
-unsigned long kshim_trace_hits;
-int (*kshim_early_param_fn)(char *);
-const char *kshim_early_param_name;
+#define KSHIM_DEFAULT_CPUS	NR_CPUS
+#define KSHIM_DEFAULT_VMID_BITS	8
+#include "shim/kshim_globals.h"
 
 static unsigned long nr_flush;
 

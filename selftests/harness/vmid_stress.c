@@ -41,15 +41,9 @@
 static int NCPU = MAXCPU;
 #define MAXVM	64
 
-__thread int kshim_cpu;
-__thread unsigned int kshim_seed;
-int kshim_nr_cpus = MAXCPU;
-int kshim_yield_pct;
-int kshim_warns;
-unsigned int kshim_vmid_bits = 3;
-unsigned long kshim_trace_hits;
-int (*kshim_early_param_fn)(char *);
-const char *kshim_early_param_name;
+#define KSHIM_DEFAULT_CPUS	MAXCPU
+#define KSHIM_DEFAULT_VMID_BITS	3
+#include "shim/kshim_globals.h"
 /* only the series' vmid.c has it */
 extern void kvm_arm_vmid_release(struct kvm_vmid *kvm_vmid) __attribute__((weak));
 
