@@ -10,6 +10,8 @@
 # Variables (Kbuild/kselftest meanings): ARCH CROSS_COMPILE O= V=1 JOBS
 # CACHE_DIR RESULTS_DIR TREE TESTS KSELFTEST_<NAME>_ARGS QEMU QEMU_CPU
 # QEMU_SMP QEMU_MEM QEMU_EXTRA TIMEOUT L2_GUESTS HACKBENCH_ARGS; see README.md.
+# make bench: BENCH_PAIRS BENCH_QUICK BENCH_REBUILD BENCH_QEMU_EXTRA and the
+# scenario sizes listed in scripts/bench.sh and README.md.
 
 SHELL := /bin/bash
 export ARCH ?= arm64
@@ -18,11 +20,11 @@ export V ?= 0
 export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS TIMEOUT
 
 PIPELINE := deps fetch apply check-series build selftests guest-rootfs initramfs boot
-CHECK := deps fetch apply check-series model harness build selftests guest-rootfs initramfs boot workbench-selftest
+CHECK := deps fetch apply check-series model harness build selftests guest-rootfs initramfs boot variants workbench-selftest
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
-	guest-rootfs initramfs boot report model harness workbench-selftest \
-	check-bisect clean distclean
+	guest-rootfs initramfs boot variants report model harness workbench-selftest \
+	check-bisect kernel-mutants bench bench-report clean distclean
 
 all:
 	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
@@ -43,14 +45,18 @@ help:
 	@echo '  guest-rootfs  arm64 userland from Debian .debs (busybox, hackbench, qemu)'
 	@echo '  initramfs     L1 initramfs with tests, L2 VMM, L2 kernel + initramfs'
 	@echo '  boot          boot L1 and run the guest stages (console: build/console.log)'
+	@echo '  variants      boot again per selftests/variants.txt (nVHE; KPTI + 4-bit ASIDs/VMIDs)'
 	@echo '  report        rebuild results/latest/{results.ktap,results.json,SUMMARY.md}'
 	@echo '  model         SPIN model check of the allocator + mutation gate'
 	@echo '  harness       allocator C in userspace under TSan/ASan + mutation gate'
 	@echo '  workbench-selftest  fault injection: make check must fail when it should'
 	@echo '  check-bisect  build after every patch of the series'
+	@echo '  kernel-mutants  seeded allocator bugs must make vmid_isolation fail in the guest'
+	@echo '  bench         stock vs patched kernel, alternating boots, ratios + plots (not in check)'
+	@echo '  bench-report  rebuild bench.json, plots, tables from results/latest bench logs'
 	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
 
-deps fetch export check-series build selftests guest-rootfs initramfs boot model harness workbench-selftest check-bisect:
+deps fetch export check-series build selftests guest-rootfs initramfs boot variants model harness workbench-selftest check-bisect kernel-mutants bench:
 	@scripts/$@.sh
 
 apply tree:
@@ -58,6 +64,9 @@ apply tree:
 
 report:
 	@python3 scripts/report.py results/latest
+
+bench-report:
+	@python3 scripts/bench-report.py results/latest
 
 clean:
 	rm -rf build/kernel build/selftests build/initramfs build/console.log

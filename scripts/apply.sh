@@ -4,7 +4,8 @@
 #
 #   TREE=<dir>    where to create it (default build/linux)
 #   SERIES=<file> apply order (default ./series; SERIES=/dev/null = stock)
-#   FORCE=1       recreate even if the tree holds work not exported yet
+#   FORCE=1       recreate even if the tree holds work not exported yet, or
+#                 is already up to date (same stock commit, series and patches)
 stage=apply
 . "$(dirname "$0")/lib.sh"
 . "$TOP/base/linux-source-6.12.env"
@@ -36,6 +37,23 @@ for p in "${patches[@]}"; do
 	[ -f "$PATCH_DIR/$p" ] || die $E_USAGE "series names $p but $PATCH_DIR/$p does not exist"
 done
 
+# The tree is up to date when it was made by this script from the same
+# stock commit and the same series and patch files: skip the clone and
+# git am (a warm `make check` then spends no time here).
+stock_commit=$(git -C "$STOCK_GIT" rev-parse -q --verify refs/heads/stock 2>/dev/null || true)
+key=$({
+	echo "$stock_commit"
+	cat "$SERIES"
+	for p in "${patches[@]}"; do cat "$PATCH_DIR/$p"; done
+} | sha256sum | cut -d' ' -f1)
+if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ] &&
+	[ "$(cat "$TREE/.git/workbench-applied" 2>/dev/null)" = "$key" ] &&
+	[ "$(git -C "$TREE" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse -q --verify refs/tags/applied)" ]; then
+	info "tree $TREE already has these ${#patches[@]} patches on stock (same files): not re-applied"
+	info "PASS (${#patches[@]}/${#patches[@]} patches, up to date) in $(elapsed)"
+	exit 0
+fi
+
 rm -rf "$TREE"
 mkdir -p "$(dirname "$TREE")"
 git clone -q --shared --no-checkout "$STOCK_GIT" "$TREE"
@@ -57,5 +75,6 @@ for p in "${patches[@]}"; do
 	fi
 done
 git -C "$TREE" tag -f applied HEAD >/dev/null
+echo "$key" >"$TREE/.git/workbench-applied"
 info "tree $TREE at $(git -C "$TREE" log -1 --format='%h %s')"
 info "PASS (${#patches[@]}/${#patches[@]} patches) in $(elapsed)"

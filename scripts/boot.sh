@@ -44,7 +44,7 @@ set +e
 if [ "${QUIET:-1}" = 1 ] && [ "$V" != 1 ]; then
 	# Show only the workbench's own lines live (stage progress).
 	timeout --foreground -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | tr -d '\r' |
-		tee -a "$CONSOLE_LOG" | grep --line-buffered -E '^(WORKBENCH|# selftests:|(not )?ok [0-9]+ (selftests|l2-guest|kvm-))'
+		tee -a "$CONSOLE_LOG" | grep --line-buffered -E '^(WORKBENCH|BENCH |# selftests:|(not )?ok [0-9]+ (selftests|l2-guest|kvm-|bench-))'
 	qrc=${PIPESTATUS[0]}
 else
 	timeout --foreground -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | tr -d '\r' | tee -a "$CONSOLE_LOG"

@@ -12,6 +12,8 @@
 #                   SKIPLIST=/dev/null runs everything in the plan)
 #   KSELFTEST_<NAME>_ARGS  replace a plan entry's arguments
 #   L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT HACKBENCH_ARGS  nested stage
+#   BENCH_*         copied (quoted) into /etc/workbench/env for the "bench"
+#                   stage (scripts/bench.sh sets them; sizes of its scenarios)
 #   OUT=<file>      output (default build/initramfs/l1.cpio.gz)
 stage=initramfs
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +78,10 @@ cp "$SKIPLIST" "$root/etc/workbench/skiplist.txt"
 cp "$TOP/selftests/flaky.txt" "$root/etc/workbench/flaky.txt"
 {
 	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT; do echo "$v=${!v}"; done
+	# The bench stage's settings, single-quoted for the guest's sh.
+	while IFS= read -r v; do
+		printf "%s='%s'\n" "$v" "${!v//\'/\'\\\'\'}"
+	done < <(compgen -e | grep -E '^BENCH_[A-Z0-9_]+$' || true)
 } >"$root/etc/workbench/env"
 
 # The plan, filtered by TESTS and with KSELFTEST_<NAME>_ARGS applied.
@@ -93,7 +99,7 @@ while read -r name tmo args; do
 		set +f
 		[ -n "$hit" ] || continue
 	fi
-	var=KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z-' 'A-Z_')_ARGS
+	var=KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z@-' 'A-Z__')_ARGS
 	[ -z "${!var+x}" ] || args=${!var}
 	printf '%s %s %s\n' "$name" "$tmo" "$args" >>"$plan"
 	n=$((n + 1))
@@ -104,6 +110,13 @@ case " $STAGES " in
 	[ "$n" -gt 0 ] || die $E_USAGE "TESTS='${TESTS:-}' matches no entry of selftests/plan/kvm.plan"
 	cp -a "$KSFT_OUT/kvm"/. "$root/ksft/kvm/"
 	find "$root/ksft" -name '*.o' -o -name '*.d' -o -name '*.a' | xargs -r rm -f
+	;;
+*" bench "*)
+	# The bench stage runs only vgic_lpi_stress.
+	lpi=$KSFT_OUT/kvm/aarch64/vgic_lpi_stress
+	[ -x "$lpi" ] || die $E_USAGE "no $lpi: run 'make selftests' first"
+	mkdir -p "$root/ksft/kvm/aarch64"
+	cp -a "$lpi" "$root/ksft/kvm/aarch64/"
 	;;
 esac
 

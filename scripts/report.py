@@ -2,8 +2,9 @@
 """Stage "report": turn one run's raw outputs into results.
 
 Reads RESULTS/stages.tsv (host stages: name, status, seconds, rc),
-RESULTS/logs/stage-*.log and RESULTS/console.log (the L1 guest console),
-and writes:
+RESULTS/logs/stage-*.log, RESULTS/console.log (the L1 guest console) and
+RESULTS/console-<variant>.log (the boots of the "variants" stage, whose
+stages are reported as <variant>/<stage>), and writes:
   results.ktap   KTAP v1, one nested subtest per stage; kselftest TAP and
                  KUnit KTAP lines kept verbatim; "# Totals:" per stage
   results.json   build info and per-stage {status, duration}
@@ -30,7 +31,8 @@ SPLAT = re.compile(
     r"possible circular locking|possible recursive locking|"
     r"inconsistent lock state|suspicious RCU usage|"
     r"KASAN:|UBSAN:|KCSAN:|refcount_t: |kmemleak: .* new suspected|"
-    r"Kernel panic - not syncing|soft lockup|hung_task|INFO: task .* blocked)")
+    r"Kernel panic - not syncing|soft lockup|hung_task|INFO: task .* blocked|"
+    r"\b(?:asid|vmid): ID \d+ shared by two contexts)")
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -102,7 +104,7 @@ def kunit_stage(console):
     return st
 
 
-def guest_stages(console, results):
+def guest_stages(console, results, prefix=""):
     stages, cur, seen_end = [], None, False
     for raw in console.splitlines():
         ln = raw.rstrip("\r")
@@ -125,7 +127,8 @@ def guest_stages(console, results):
     for st in stages:
         st.count_results(indent=0)
         if st.name == "kselftest-kvm":
-            split_selftest_logs(st, results)
+            split_selftest_logs(st, results, prefix)
+        st.name = prefix + st.name
         if st.status == "FAIL" and not st.nfail:
             st.nfail = 1
             st.failures.append((st.name, "stage ended without its end marker"
@@ -133,8 +136,8 @@ def guest_stages(console, results):
     return stages, seen_end
 
 
-def split_selftest_logs(st, results):
-    """logs/kvm:<name>.log for each selftest; first assertion line per failure."""
+def split_selftest_logs(st, results, prefix=""):
+    """logs/[<variant>:]kvm:<name>.log per selftest; first assertion line per failure."""
     logdir = os.path.join(results, "logs")
     cur, buf, first_assert = None, [], {}
     for ln in st.lines:
@@ -148,7 +151,8 @@ def split_selftest_logs(st, results):
         if m and m.group(4).endswith("kvm: " + cur):
             body = [b[2:] if b.startswith("# ") else b for b in buf]
             cmdline = next((b for b in body if b.startswith("command: ")), "")
-            with open(os.path.join(logdir, "kvm:%s.log" % cur), "w") as f:
+            fname = "%skvm:%s.log" % (prefix.replace("/", ":"), cur)
+            with open(os.path.join(logdir, fname), "w") as f:
                 f.write("# to reproduce (in the L1 guest): %s\n" % cmdline[9:])
                 f.write("\n".join(body) + "\n" + ln + "\n")
             for i, b in enumerate(body):
@@ -198,6 +202,23 @@ def fmt_dur(s):
     return "%d:%02d:%02d" % (s // 3600, s % 3600 // 60, s % 60)
 
 
+def boot_stages(console, results, prefix):
+    """KUnit, the guest stages and a splat check of one boot's console."""
+    gstages, _ = guest_stages(console, results, prefix)
+    ku = kunit_stage(console)
+    ku.name = prefix + ku.name
+    stages = [ku] + gstages
+    splats = [TS.sub("", ln) for ln in console.splitlines() if SPLAT.search(ln)]
+    if splats:
+        sp = Stage(prefix + "console-splats", "FAIL", None,
+                   ["# " + s for s in splats[:50]])
+        sp.nfail = 1
+        sp.failures.append(("console", "%d splat line(s), first: %s"
+                            % (len(splats), splats[0])))
+        stages.append(sp)
+    return stages, splats
+
+
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         print("usage: report.py RESULTS_DIR", file=sys.stderr)
@@ -210,16 +231,15 @@ def main():
     booted = any(s.name == "boot" for s in stages)
     splats = []
     if booted:
-        gstages, seen_end = guest_stages(console, results)
-        stages += [kunit_stage(console)] + gstages
-        splats = [TS.sub("", ln) for ln in console.splitlines() if SPLAT.search(ln)]
-        if splats:
-            sp = Stage("console-splats", "FAIL", None,
-                       ["# " + s for s in splats[:50]])
-            sp.nfail = 1
-            sp.failures.append(("console", "%d splat line(s), first: %s"
-                                % (len(splats), splats[0])))
-            stages.append(sp)
+        bstages, bsplats = boot_stages(console, results, "")
+        stages += bstages
+        splats += bsplats
+    # One console per boot of the "variants" stage, in the order booted.
+    for name in read(os.path.join(results, "variants.list")).split():
+        vconsole = read(os.path.join(results, "console-%s.log" % name))
+        bstages, bsplats = boot_stages(vconsole, results, name + "/")
+        stages += bstages
+        splats += bsplats
 
     # results.ktap
     out = ["KTAP version 1", "1..%d" % len(stages)]

@@ -21,14 +21,15 @@ grep '^kvm:' $plan | while read -r name tmo args; do
 		echo "ok $i selftests: kvm: $t # SKIP $reason"
 		continue
 	fi
-	bin=/ksft/kvm/aarch64/$t
-	[ -x "$bin" ] || bin=/ksft/kvm/$t
+	# "test@mode" is another plan entry (other arguments) of "test".
+	bin=/ksft/kvm/aarch64/${t%@*}
+	[ -x "$bin" ] || bin=/ksft/kvm/${t%@*}
 	echo "# selftests: kvm: $t"
-	echo "# command: $t $args (timeout ${tmo}s)"
+	echo "# command: ${t%@*} $args (timeout ${tmo}s)"
 	retried=
 	start=$(cut -d. -f1 /proc/uptime)
 	if [ ! -x "$bin" ]; then
-		echo "# $t: binary not found in /ksft/kvm"
+		echo "# ${t%@*}: binary not found in /ksft/kvm"
 		r=127
 	else
 		(cd "$(dirname "$bin")" && timeout -k 10 "$tmo" "$bin" $args >/tmp/out 2>&1; echo $? >/tmp/rc)

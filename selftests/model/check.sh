@@ -11,9 +11,11 @@ W=$(mktemp -d /tmp/spin-model.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 pass=0; fail=0; survived=0
 
-# run NAME EXPECT(clean|error) spin-defines...
-run() {
+# run1 NAME EXPECT(clean|error) spin-defines...: one check; its report line
+# goes to $W/NAME/line and its verdict (pass, fail, survived) to $W/NAME/verdict.
+run1() {
 	local name=$1 expect=$2; shift 2
+	pass=0; fail=0; survived=0
 	local d=$W/$name; mkdir -p "$d"; cp "$PML" "$d/"
 	( cd "$d" && spin "$@" -a allocator.pml >spin.log 2>&1 &&
 	  gcc -O2 -DSAFETY -DCOLLAPSE -DMEMLIM=2000 -w -o pan pan.c ) ||
@@ -31,6 +33,7 @@ run() {
 		echo "FAIL  $name: timeout/incomplete ($info)"; fail=$((fail+1)); return
 	fi
 	local what=$(grep -m1 "assertion violated" "$d/pan.out" | cut -c1-110)
+	{
 	if [ "$expect" = clean ]; then
 		if [ "$errs" = 0 ] && ! grep -q "max search depth too small" "$d/pan.out"; then
 			echo "PASS  $name: 0 errors, exhaustive ($info)"; pass=$((pass+1))
@@ -44,6 +47,19 @@ run() {
 			echo "FAIL  $name: SURVIVED ($info)"; fail=$((fail+1)); survived=1
 		fi
 	fi
+	}
+}
+
+# run NAME EXPECT defines...: start run1 in the background, at most JOBS
+# (default: the number of CPUs) at once; results are printed in order.
+JOBS=${JOBS:-$(nproc)}
+order=()
+run() {
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	order+=("$1")
+	mkdir -p "$W/$1"
+	( run1 "$@" >"$W/$1/line" 2>&1
+	  if [ $survived = 1 ]; then echo survived; elif [ $fail != 0 ]; then echo fail; else echo pass; fi >"$W/$1/verdict" ) &
 }
 
 # clean models (VMID at 3 generations; ASID exhaustive at 2 generations
@@ -67,6 +83,15 @@ done
 # (see README.md), so it is not part of the gate.
 run asid-SENTINEL_DEFERRED error -DSENTINEL_DEFERRED -DMAXGEN=3
 
+wait
+for n in "${order[@]}"; do
+	cat "$W/$n/line"
+	case $(cat "$W/$n/verdict" 2>/dev/null) in
+	pass) pass=$((pass+1)) ;;
+	survived) fail=$((fail+1)); survived=1 ;;
+	*) fail=$((fail+1)) ;;
+	esac
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ] && exit 0
 [ $survived -eq 1 ] && exit 2

@@ -1,0 +1,307 @@
+#!/usr/bin/env bash
+# "make bench" (issue 5): stock vs patched kernel, side by side in one run.
+# A benchmark, never part of make check; its figures do not set the exit
+# status (exit 0 also when a goal is not met), failures to produce them do.
+#
+#  1. builds, one after the other, the stock kernel (tag "stock" of
+#     build/linux, checked out as the worktree build/stock-tree, into
+#     build/kernel-stock) and the patched one (build/linux HEAD, into
+#     build/kernel-bench), both from the same fragments BENCH_CONFIGS
+#     (stock with AUDIT_MISSING=skip: it lacks the series' debug option);
+#  2. runs selftests/harness/cost.sh (callgrind instruction counts of the
+#     VMID allocator, stock vs library; host only, deterministic) into
+#     $RESULTS/bench-cost.txt;
+#  3. builds one initramfs per kernel (the L2 guests boot the same Image as
+#     L1) with the guest stage "bench" (selftests/guest/stage-bench.sh);
+#  4. boots stock, patched, stock, patched ... for BENCH_PAIRS pairs, each
+#     boot running the scenarios (hackbench_l1, nested_rollover, lpi), and
+#     after each pair, when BENCH_VMID_BITS != 0, the patched kernel once
+#     more with kvm-arm.vmid_bits=BENCH_VMID_BITS running only the nested
+#     scenario (the clamp exists only in the patched kernel: that figure is
+#     absolute, patched only);
+#  5. scripts/bench-report.py: bench.json, a "## Benchmarks" section in
+#     SUMMARY.md, PNG plots, Documentation/benchmarks.md, and the table.
+#
+# Results: $RESULTS_DIR/<UTC timestamp>/ (and the link results/latest):
+# bench-<kind>[-vmid<N>]-<pair>.log (consoles; first line the QEMU command),
+# bench-cost.txt, bench.env (settings), bench-boots.tsv, bench.log.
+#
+# Variables (full / BENCH_QUICK=1 defaults):
+#   BENCH_PAIRS (3 / 1)       stock+patched boot pairs
+#   BENCH_QUICK (0)           1: one pair and smaller scenario sizes
+#   BENCH_REBUILD (1)         0: do not rebuild a kernel whose Image exists
+#   BENCH_QEMU_EXTRA ($QEMU_EXTRA)  extra QEMU options for every L1 boot, e.g.
+#                             "-icount shift=0,sleep=off": guest time then
+#                             follows executed instructions, and TCG runs
+#                             all vCPUs in one host thread (whether this works
+#                             with virtualization=on and nested guests:
+#                             measured: see Documentation/benchmarks.md)
+#   BENCH_SCENARIOS ("hackbench_l1 nested_rollover lpi")
+#   BENCH_CONFIGS ("base kvm test kunit bench")  fragments for both kernels
+#   BENCH_COST (1)            0: skip cost.sh
+#   BENCH_TIMEOUT ($TIMEOUT or 1800 / 900)  seconds per boot
+#   BENCH_VMID_BITS (4)       VMID width of the extra patched boot; 0: none
+#   hackbench_l1:    BENCH_HB_L1_GROUPS (10 / 4), BENCH_HB_L1_LOOPS (40 / 40),
+#                    BENCH_HB_L1_RUNS (3 / 2): hackbench -s 512 -l LOOPS -g GROUPS -f 25 -P
+#   nested_rollover: BENCH_L2_GUESTS (8 / 4) at once, BENCH_L2_SMP (2),
+#                    BENCH_L2_MEM (256 MiB), BENCH_L2_RUNS (5 / 2) hackbench
+#                    runs per guest with BENCH_L2_HACKBENCH_ARGS
+#                    ("-s 512 -l 20 -g 2 -f 5 -P"), BENCH_L2_TIMEOUT (900 / 600)
+#   lpi:             BENCH_LPI_CONFIGS (';'-separated vgic_lpi_stress argument
+#                    lists, upstream's five configurations scaled to TCG),
+#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -e 16 -i 200"),
+#                    BENCH_LPI_MISS_ARGS ("-m -v 1 -e 1") run with -d for each of
+#                    BENCH_LPI_MISS_DEVICES ("1 1024"), BENCH_LPI_TIMEOUT (300)
+#   APPEND_EXTRA, QEMU_SMP, QEMU_MEM, QEMU_CPU: as for boot.sh, for every boot
+stage=bench
+. "$(dirname "$0")/lib.sh"
+need_cmd git python3 gnuplot
+
+# What the user set, for the reproducer line (before defaults are filled).
+user_vars=$(compgen -e | grep -E '^BENCH_[A-Z0-9_]+$' | while IFS= read -r v; do
+	printf '%s ' "$(quote_cmd "$v=${!v}")"
+done || true)
+
+bool() {
+	case ${!1} in 0 | 1) ;; *) die "$E_USAGE" "$1='${!1}' must be 0 or 1" ;; esac
+}
+# uint VAR MIN: VAR must be an integer >= MIN
+uint() {
+	if ! [[ ${!1} =~ ^[0-9]+$ ]] || [ "${!1}" -lt "$2" ]; then
+		die "$E_USAGE" "$1='${!1}' is not an integer >= $2"
+	fi
+}
+# dflt VAR FULL QUICK: default by mode, unless set
+dflt() {
+	if [ -z "${!1+x}" ]; then
+		if [ "$BENCH_QUICK" = 1 ]; then printf -v "$1" '%s' "$3"; else printf -v "$1" '%s' "$2"; fi
+	fi
+	export "${1?}"
+}
+
+BENCH_QUICK=${BENCH_QUICK:-0}
+bool BENCH_QUICK
+dflt BENCH_PAIRS 3 1
+dflt BENCH_REBUILD 1 1
+dflt BENCH_COST 1 1
+dflt BENCH_VMID_BITS 4 4
+dflt BENCH_SCENARIOS "hackbench_l1 nested_rollover lpi" "hackbench_l1 nested_rollover lpi"
+dflt BENCH_CONFIGS "base kvm test kunit bench" "base kvm test kunit bench"
+dflt BENCH_TIMEOUT "${TIMEOUT:-1800}" "${TIMEOUT:-900}"
+dflt BENCH_HB_L1_GROUPS 10 4
+dflt BENCH_HB_L1_LOOPS 40 40
+dflt BENCH_HB_L1_RUNS 3 2
+dflt BENCH_L2_GUESTS 8 4
+dflt BENCH_L2_SMP 2 2
+dflt BENCH_L2_MEM 256 256
+dflt BENCH_L2_RUNS 5 2
+dflt BENCH_L2_HACKBENCH_ARGS "-s 512 -l 20 -g 2 -f 5 -P" "-s 512 -l 20 -g 2 -f 5 -P"
+dflt BENCH_L2_TIMEOUT 900 600
+dflt BENCH_LPI_CONFIGS \
+	"-v 1 -d 1 -e 1 -i 20000;-v 2 -d 2 -e 16 -i 500;-v 2 -d 2 -e 17 -i 500;-v 2 -d 4 -e 1 -i 5000;-v 1 -d 1 -e 17 -i 1000" \
+	"-v 1 -d 1 -e 1 -i 10000;-v 2 -d 2 -e 16 -i 250;-v 2 -d 2 -e 17 -i 250;-v 2 -d 4 -e 1 -i 2500;-v 1 -d 1 -e 17 -i 500"
+dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -e 16 -i 200" "-c -v 2 -d 2 -e 16 -i 100"
+dflt BENCH_LPI_MISS_ARGS "-m -v 1 -e 1" "-m -v 1 -e 1"
+dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
+dflt BENCH_LPI_TIMEOUT 300 300
+if [ -z "${BENCH_QEMU_EXTRA+x}" ]; then BENCH_QEMU_EXTRA=${QEMU_EXTRA:-}; fi
+export BENCH_QEMU_EXTRA
+
+bool BENCH_REBUILD
+bool BENCH_COST
+uint BENCH_PAIRS 1
+uint BENCH_TIMEOUT 1
+uint BENCH_HB_L1_GROUPS 1
+uint BENCH_HB_L1_LOOPS 1
+uint BENCH_HB_L1_RUNS 1
+uint BENCH_L2_GUESTS 1
+uint BENCH_L2_SMP 1
+uint BENCH_L2_MEM 64
+uint BENCH_L2_RUNS 1
+uint BENCH_L2_TIMEOUT 1
+uint BENCH_LPI_TIMEOUT 1
+uint BENCH_VMID_BITS 0
+[ "$BENCH_VMID_BITS" = 0 ] || { [ "$BENCH_VMID_BITS" -ge 2 ] && [ "$BENCH_VMID_BITS" -le 15 ]; } ||
+	die "$E_USAGE" "BENCH_VMID_BITS='$BENCH_VMID_BITS' must be 0 (no clamped boot) or 2..15"
+for d in $BENCH_LPI_MISS_DEVICES; do
+	[[ $d =~ ^[0-9]+$ ]] || die "$E_USAGE" "BENCH_LPI_MISS_DEVICES='$BENCH_LPI_MISS_DEVICES': '$d' is not a number"
+done
+lpi_re='^[- 0-9a-zA-Z;]+$'
+[[ $BENCH_LPI_CONFIGS =~ $lpi_re ]] ||
+	die "$E_USAGE" "BENCH_LPI_CONFIGS='$BENCH_LPI_CONFIGS': only options, numbers and ';' between configurations"
+for s in $BENCH_SCENARIOS; do
+	case $s in hackbench_l1 | nested_rollover | lpi) ;;
+	*) die "$E_USAGE" "BENCH_SCENARIOS: unknown scenario '$s' (have: hackbench_l1 nested_rollover lpi)" ;;
+	esac
+done
+[ -n "${BENCH_SCENARIOS// /}" ] || die "$E_USAGE" "BENCH_SCENARIOS is empty"
+for c in $BENCH_CONFIGS; do
+	[ -f "$TOP/configs/$c.config" ] || die "$E_USAGE" "BENCH_CONFIGS: no fragment configs/$c.config"
+done
+
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
+STOCK_TREE=$TOP/build/stock-tree
+STOCK_O=$TOP/build/kernel-stock
+PATCHED_O=$TOP/build/kernel-bench
+KSFT_OUT=$(realpath -m "${KSFT_OUT:-$TOP/build/selftests}")
+export KSFT_OUT
+[ -e "$TREE/.git" ] || die "$E_USAGE" "no kernel tree at $TREE: run 'make apply' first"
+git -C "$TREE" rev-parse -q --verify 'stock^{commit}' >/dev/null ||
+	die "$E_USAGE" "no tag 'stock' in $TREE: run 'make apply' first"
+
+RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
+ts=$(date -u +%Y%m%dT%H%M%SZ)
+RESULTS=${RESULTS:-$RESULTS_DIR/$ts}
+mkdir -p "$RESULTS"
+ln -sfn "$(basename "$RESULTS")" "$RESULTS_DIR/latest"
+exec > >(tee -a "$RESULTS/bench.log") 2>&1
+info "results in $RESULTS"
+scen_csv=$(echo "$BENCH_SCENARIOS" | xargs | tr ' ' ',')
+clamped=0
+if [ "$BENCH_VMID_BITS" != 0 ] && [[ " $BENCH_SCENARIOS " == *" nested_rollover "* ]]; then
+	clamped=1
+fi
+info "plan: $BENCH_PAIRS pair(s) stock,patched$([ $clamped = 1 ] && echo ",patched kvm-arm.vmid_bits=$BENCH_VMID_BITS (nested only)"); scenarios: $BENCH_SCENARIOS; quick=$BENCH_QUICK"
+
+first_rc=0
+fail() { # fail RC MESSAGE: remember the first failure, go on
+	warn "$2"
+	[ "$first_rc" != 0 ] || first_rc=$1
+}
+
+# ---- prerequisites: guest userland and the selftest binary (cheap, once)
+GUEST_ROOTFS=${GUEST_ROOTFS:-$CACHE_DIR/guest/rootfs}
+if [ ! -x "$GUEST_ROOTFS/usr/bin/hackbench" ]; then
+	info "no guest userland yet: running guest-rootfs"
+	"$TOP/scripts/guest-rootfs.sh" || die "$E_FAIL" "guest-rootfs failed"
+fi
+if [[ " $BENCH_SCENARIOS " == *" lpi "* ]] && [ ! -x "$KSFT_OUT/kvm/aarch64/vgic_lpi_stress" ]; then
+	info "no selftests yet: running selftests"
+	TREE=$TREE "$TOP/scripts/selftests.sh" || die "$E_FAIL" "selftests failed"
+fi
+
+# ---- 1. kernels
+if [ ! -e "$STOCK_TREE/.git" ]; then
+	[ ! -e "$STOCK_TREE" ] || die "$E_USAGE" "$STOCK_TREE exists but is no git worktree: remove it"
+	git -C "$TREE" worktree prune
+	run git -C "$TREE" worktree add --detach "$STOCK_TREE" stock
+else
+	want=$(git -C "$TREE" rev-parse 'stock^{commit}')
+	have=$(git -C "$STOCK_TREE" rev-parse HEAD)
+	if [ "$want" != "$have" ]; then
+		[ -z "$(git -C "$STOCK_TREE" status --porcelain --untracked-files=no)" ] ||
+			die "$E_USAGE" "$STOCK_TREE is not at tag stock and has local changes; remove it: git -C $TREE worktree remove --force $STOCK_TREE"
+		run git -C "$STOCK_TREE" checkout -q --detach "$want"
+	fi
+fi
+
+frags=$(for c in $BENCH_CONFIGS; do cat "$TOP/configs/$c.config"; done)
+build_kernel() { # build_kernel KIND TREE O [AUDIT_MISSING]
+	local kind=$1 tree=$2 o=$3 audit=${4:-fail} img=$3/arch/arm64/boot/Image
+	if [ "$BENCH_REBUILD" = 0 ] && [ -f "$img" ]; then
+		info "$kind kernel: BENCH_REBUILD=0 and $img exists: not rebuilt"
+		if [ "$(cat "$o/.fragments.config" 2>/dev/null)" != "$frags" ]; then
+			warn "$kind kernel: $o was not configured from BENCH_CONFIGS='$BENCH_CONFIGS' (differs from $o/.fragments.config); the comparison may be unfair"
+		fi
+		return 0
+	fi
+	info "$kind kernel: $(git -C "$tree" log -1 --format='%h %s')"
+	printf '$ TREE=%s O=%s CONFIGS="%s" AUDIT_MISSING=%s scripts/build.sh\n' "$tree" "$o" "$BENCH_CONFIGS" "$audit"
+	TREE=$tree O=$o CONFIGS=$BENCH_CONFIGS AUDIT_MISSING=$audit "$TOP/scripts/build.sh" ||
+		die "$E_FAIL" "$kind kernel build failed (log: $o/build.log)"
+}
+build_kernel stock "$STOCK_TREE" "$STOCK_O" skip
+build_kernel patched "$TREE" "$PATCHED_O"
+STOCK_IMAGE=$STOCK_O/arch/arm64/boot/Image
+PATCHED_IMAGE=$PATCHED_O/arch/arm64/boot/Image
+
+# ---- settings for the report
+{
+	echo "command=${user_vars}make bench"
+	for v in $(compgen -v | grep -E '^BENCH_[A-Z0-9_]+$'); do echo "$v=${!v}"; done
+	echo "stock_commit=$(git -C "$STOCK_TREE" rev-parse HEAD)"
+	echo "patched_commit=$(git -C "$TREE" rev-parse HEAD)"
+	echo "patched_describe=$(git -C "$TREE" log -1 --format='%h %s')"
+	echo "patched_patches=$(git -C "$TREE" rev-list --count stock..HEAD)"
+	echo "stock_image=$STOCK_IMAGE"
+	echo "patched_image=$PATCHED_IMAGE"
+	echo "stock_image_sha256=$(sha256sum "$STOCK_IMAGE" | cut -d' ' -f1)"
+	echo "patched_image_sha256=$(sha256sum "$PATCHED_IMAGE" | cut -d' ' -f1)"
+	echo "build_stock=TREE=$STOCK_TREE O=$STOCK_O CONFIGS=\"$BENCH_CONFIGS\" AUDIT_MISSING=skip scripts/build.sh"
+	echo "build_patched=TREE=$TREE O=$PATCHED_O CONFIGS=\"$BENCH_CONFIGS\" scripts/build.sh"
+	echo "host_cpus=$(nproc)"
+	echo "host_mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)"
+	echo "host_cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "qemu=$(${QEMU:-qemu-system-aarch64} --version | head -n1)"
+	echo "qemu_smp=${QEMU_SMP:-2}"
+	echo "qemu_mem=${QEMU_MEM:-4G}"
+	echo "append_extra=${APPEND_EXTRA:-}"
+	echo "clamped_boot=$clamped"
+	echo "scenarios_csv=$scen_csv"
+} >"$RESULTS/bench.env"
+
+# ---- 2. host-side instruction counts (deterministic)
+if [ "$BENCH_COST" = 1 ]; then
+	info "cost.sh: callgrind instruction counts, stock vmid.c vs library (-> bench-cost.txt)"
+	printf '$ KSRC=%s selftests/harness/cost.sh\n' "$TREE"
+	if KSRC=$TREE "$TOP/selftests/harness/cost.sh" >"$RESULTS/bench-cost.txt" 2>&1; then
+		grep '^# callgrind' "$RESULTS/bench-cost.txt" || true
+	else
+		tail -n 20 "$RESULTS/bench-cost.txt" >&2
+		fail "$E_FAIL" "cost.sh failed (output: $RESULTS/bench-cost.txt)"
+	fi
+fi
+
+# ---- 3. one initramfs per kernel
+mkinitrd() { # mkinitrd KIND IMAGE
+	local out=$TOP/build/initramfs/bench-$1.cpio.gz
+	printf '$ IMAGE=%s STAGES=bench OUT=%s L2_GUESTS=%s L2_SMP=%s L2_MEM=%s L2_RUNS=%s L2_TIMEOUT=%s HACKBENCH_ARGS=%s BENCH_*=... scripts/initramfs.sh\n' \
+		"$2" "$out" "$BENCH_L2_GUESTS" "$BENCH_L2_SMP" "$BENCH_L2_MEM" "$BENCH_L2_RUNS" "$BENCH_L2_TIMEOUT" "$(quote_cmd "$BENCH_L2_HACKBENCH_ARGS")"
+	IMAGE=$2 STAGES=bench OUT=$out GUEST_ROOTFS=$GUEST_ROOTFS \
+		L2_GUESTS=$BENCH_L2_GUESTS L2_SMP=$BENCH_L2_SMP L2_MEM=$BENCH_L2_MEM L2_RUNS=$BENCH_L2_RUNS \
+		L2_TIMEOUT=$BENCH_L2_TIMEOUT HACKBENCH_ARGS=$BENCH_L2_HACKBENCH_ARGS \
+		"$TOP/scripts/initramfs.sh" || die "$E_FAIL" "initramfs for the $1 kernel failed"
+}
+mkinitrd stock "$STOCK_IMAGE"
+mkinitrd patched "$PATCHED_IMAGE"
+
+# ---- 4. boots, alternating
+printf 'kind\tvariant\tpair\trc\tseconds\tloadavg_start\tloadavg_end\n' >"$RESULTS/bench-boots.tsv"
+boot_one() { # boot_one KIND VARIANT PAIR SCENARIOS [KERNEL-PARAMS]
+	local kind=$1 variant=$2 pair=$3 scen=$4 params=${5:-} name log rc t0 l0 img
+	name=$kind${variant:+-$variant}
+	log=$RESULTS/bench-$name-$pair.log
+	img=$STOCK_IMAGE
+	[ "$kind" = stock ] || img=$PATCHED_IMAGE
+	info "pair $pair/$BENCH_PAIRS: $name kernel, scenarios $scen"
+	l0=$(cut -d' ' -f1-3 /proc/loadavg)
+	t0=$(date +%s)
+	set +e
+	IMAGE=$img INITRD=$TOP/build/initramfs/bench-$kind.cpio.gz CONSOLE_LOG=$log \
+		TIMEOUT=$BENCH_TIMEOUT QEMU_EXTRA=$BENCH_QEMU_EXTRA \
+		APPEND_EXTRA="kunit.enable=0 workbench.bench=$scen${params:+ $params}${APPEND_EXTRA:+ $APPEND_EXTRA}" \
+		"$TOP/scripts/boot.sh"
+	rc=$?
+	set -e
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "${variant:--}" "$pair" "$rc" \
+		"$(($(date +%s) - t0))" "$l0" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/bench-boots.tsv"
+	[ "$rc" = 0 ] || fail "$rc" "$name boot of pair $pair: boot.sh rc=$rc (console $log)"
+}
+for ((p = 1; p <= BENCH_PAIRS; p++)); do
+	boot_one stock "" "$p" "$scen_csv"
+	boot_one patched "" "$p" "$scen_csv"
+	if [ "$clamped" = 1 ]; then
+		boot_one patched "vmid$BENCH_VMID_BITS" "$p" nested_rollover "kvm-arm.vmid_bits=$BENCH_VMID_BITS"
+	fi
+done
+
+# ---- 5. report
+set +e
+python3 "$TOP/scripts/bench-report.py" "$RESULTS"
+rrc=$?
+set -e
+[ "$rrc" = 0 ] || fail "$rrc" "bench-report.py failed (rc=$rrc)"
+if [ "$first_rc" != 0 ]; then
+	die "$first_rc" "finished with failures in $(elapsed) (first rc=$first_rc); results in $RESULTS"
+fi
+info "PASS in $(elapsed); results in $RESULTS"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# "make kernel-mutants": prove that the in-guest tests catch allocator bugs
+# in a real kernel. For each seeded bug in selftests/mutants/*.patch: apply
+# it to a worktree of build/linux at HEAD, build (O=build/kernel-mutant,
+# ccache makes it incremental), boot the "kpti-rollover" variant's kernel
+# parameters with only the expected tests, and require each to fail.
+# A mutant that the test misses ("survived") fails the target. Not part of
+# make check (one kernel build per mutant).
+#
+#   MUTANTS="a b"  only these (names of selftests/mutants/*.patch)
+#   Results: $RESULTS/kernel-mutants.tsv (or build/), consoles console-mutant-<name>.log
+stage=kernel-mutants
+. "$(dirname "$0")/lib.sh"
+need_cmd git
+
+TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
+MDIR=$TOP/selftests/mutants
+WT=$TOP/build/mutant-tree
+MO=${MUTANT_O:-$TOP/build/kernel-mutant}
+OUTDIR=${RESULTS:-$TOP/build}
+[ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
+[ -d "$TOP/build/selftests/kvm" ] || die $E_USAGE "no selftests: run 'make selftests' first"
+
+want=${MUTANTS:-$(cd "$MDIR" && ls *.patch | sed 's/\.patch$//')}
+append=$(grep -E '^kpti-rollover *\|' "$TOP/selftests/variants.txt" | cut -d'|' -f2 | xargs)
+ovr=$(grep -E '^kpti-rollover *\|' "$TOP/selftests/variants.txt" | cut -d'|' -f5 | xargs)
+[ -n "$append" ] || die $E_USAGE "no kpti-rollover line in selftests/variants.txt"
+
+rm -rf "$WT"
+git -C "$TREE" worktree prune
+git -C "$TREE" worktree add -q --detach "$WT" HEAD
+trap 'git -C "$TREE" worktree remove --force "$WT" >/dev/null 2>&1 || true' EXIT
+
+tsv=$OUTDIR/kernel-mutants.tsv
+: >"$tsv"
+survived=0
+for m in $want; do
+	p=$MDIR/$m.patch
+	[ -f "$p" ] || die $E_USAGE "no mutant $p"
+	expect=$(grep -E "^$m\.patch +expect:" "$MDIR/README" | sed 's/.*expect: *//')
+	[ -n "$expect" ] || die $E_USAGE "no 'expect:' line for $m in $MDIR/README"
+	git -C "$WT" checkout -q -f HEAD
+	git -C "$WT" apply "$p" || die $E_USAGE "mutant $m no longer applies to the series: update $p"
+	info "mutant $m: building"
+	if ! AUDIT_MISSING=fail TREE=$WT O=$MO "$TOP/scripts/build.sh" >"$OUTDIR/build-mutant-$m.log" 2>&1; then
+		tail -n 20 "$OUTDIR/build-mutant-$m.log" >&2
+		die $E_FAIL "mutant $m does not build (log: $OUTDIR/build-mutant-$m.log)"
+	fi
+	initrd=$TOP/build/initramfs/l1-mutant.cpio.gz
+	IFS=';' read -r -a ovrs <<<"$ovr"
+	env "${ovrs[@]}" TESTS="$expect" STAGES="kselftest-kvm" IMAGE=$MO/arch/arm64/boot/Image \
+		OUT="$initrd" "$TOP/scripts/initramfs.sh" >/dev/null || die $E_FAIL "initramfs for mutant $m failed"
+	console=$OUTDIR/console-mutant-$m.log
+	set +e
+	IMAGE=$MO/arch/arm64/boot/Image INITRD=$initrd CONSOLE_LOG=$console \
+		APPEND_EXTRA="$append" TIMEOUT=${TIMEOUT:-900} "$TOP/scripts/boot.sh" >/dev/null 2>&1
+	rc=$?
+	set -e
+	# Each expected test must fail (or the guest must crash or hang).
+	missed=
+	for t in $expect; do
+		name=${t#kvm:}
+		grep -a -q -E "^not ok [0-9]+ selftests: kvm: $name( |$)" "$console" || missed="$missed $t"
+	done
+	why=$(grep -a -m1 -A1 'Test Assertion Failure' "$console" | tail -n1 | sed 's/^# *//' || true)
+	if [ -z "$missed" ]; then
+		info "mutant $m: caught by $expect (boot rc=$rc): $why"
+		printf '%s\tcaught\t%s\t%s\n' "$m" "$expect" "$why" >>"$tsv"
+	elif [ "$rc" = 255 ] || [ "$rc" = 124 ]; then
+		info "mutant $m: caught: the guest crashed or hung (boot rc=$rc)"
+		printf '%s\tcaught\t%s\tboot rc=%s\n' "$m" "$expect" "$rc" >>"$tsv"
+	else
+		warn "mutant $m: SURVIVED:$missed did not fail (boot rc=$rc, console $console)"
+		printf '%s\tsurvived\t%s\tnot failed:%s\n' "$m" "$expect" "$missed" >>"$tsv"
+		survived=$((survived + 1))
+	fi
+done
+[ "$survived" = 0 ] || die $E_FAIL "$survived mutant(s) survived (see $tsv)"
+info "PASS: every mutant caught, in $(elapsed) (see $tsv)"

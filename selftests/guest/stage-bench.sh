@@ -1,0 +1,402 @@
+#!/bin/sh
+# Stage "bench" (make bench only, never part of make check): the scenarios
+# of scripts/bench.sh, run in the L1 guest. Prints one machine-parsable line
+# per measurement and one TAP line per scenario:
+#
+#   BENCH <scenario> <key>=<value> ...      (read by scripts/bench-report.py)
+#   ok <n> bench-<scenario>                 (not ok: the figure is missing)
+#
+# Sizes: BENCH_* from /etc/workbench/env (written by scripts/initramfs.sh
+# from scripts/bench.sh's settings; the defaults below are bench.sh's full
+# mode). Which scenarios: the kernel command line, so that one initramfs
+# serves several boots:
+#   workbench.bench=hackbench_l1,nested_rollover,lpi   (default: all three)
+#   kvm-arm.vmid_bits=N   (patched kernel only) the nested scenario is then
+#                         reported as nested_rollover_vmidN, and fails when
+#                         the kernel did not apply the limit
+#
+# hackbench_l1     hackbench -s 512 -l LOOPS -g GROUPS -f 25 -P in L1, RUNS
+#                  times: "BENCH hackbench_l1 seconds=<its Time:> run=<i>"
+# nested_rollover  L2_GUESTS nested guests at once (L2_SMP vCPUs, same
+#                  Image), each running hackbench L2_RUNS times (settings
+#                  baked into the L2 initramfs), then holding idle
+#                  (workbench.l2_hold=1) until this script has read its KVM
+#                  counters and stopped its QEMU:
+#                  "BENCH nested_rollover seconds=<first start to last
+#                  L2-END, L1 uptime> exits=<sum over guests> guests=<n>
+#                  rollovers=<VMID rollovers | NA>"
+#   exits: the VM's debugfs directory /sys/kernel/debug/kvm/<pid>-<fd>/
+#   (<pid>: the QEMU process, from -pidfile) holds each vCPU counter summed
+#   over the VM's vCPUs; it is removed when the VM is destroyed, which is
+#   why each guest is held after L2-END: the value read is the VM's total
+#   from creation to the end of its workload (+ the few ms until read).
+#   The aggregate /sys/kernel/debug/kvm/exits only sums live VMs.
+#   rollovers: trace event asid/asid_rollover with filter name == "vmid"
+#   (the series' tracepoint; absent on stock: NA), counted as the events in
+#   the trace buffer plus the per-CPU overruns.
+# lpi              vgic_lpi_stress for each ';'-separated argument list of
+#                  BENCH_LPI_CONFIGS: "BENCH lpi_v<V>d<D>e<E> lpis_per_s=<its
+#                  Rate:>" (or seconds=<wall> if it prints no rate); then,
+#                  when its -h output lists them, the churn (-c) and
+#                  miss-cost (-m) modes, whose own "BENCH lpi_churn ..." and
+#                  "BENCH lpi_miss devices=D ..." lines are passed through.
+#
+# A run that fails prints its output as "# " comments and "not ok"; BENCH
+# lines of a failed run are commented out ("# failed-run: BENCH ...") so the
+# report never uses them. WB_ROOT (unset in the guest) prefixes every
+# absolute path: it lets this script be exercised on a host with stubs.
+R=${WB_ROOT:-}
+T=$R/tmp
+# shellcheck disable=SC1091
+. "$R/etc/workbench/env"
+
+BENCH_HB_L1_GROUPS=${BENCH_HB_L1_GROUPS:-10}
+BENCH_HB_L1_LOOPS=${BENCH_HB_L1_LOOPS:-40}
+BENCH_HB_L1_RUNS=${BENCH_HB_L1_RUNS:-3}
+BENCH_LPI_CONFIGS=${BENCH_LPI_CONFIGS:--v 1 -d 1 -e 1 -i 20000;-v 2 -d 2 -e 16 -i 500;-v 2 -d 2 -e 17 -i 500;-v 2 -d 4 -e 1 -i 5000;-v 1 -d 1 -e 17 -i 1000}
+BENCH_LPI_CHURN_ARGS=${BENCH_LPI_CHURN_ARGS:--c -v 2 -d 2 -e 16 -i 200}
+BENCH_LPI_MISS_ARGS=${BENCH_LPI_MISS_ARGS:--m -v 1 -e 1}
+BENCH_LPI_MISS_DEVICES=${BENCH_LPI_MISS_DEVICES:-1 1024}
+BENCH_LPI_TIMEOUT=${BENCH_LPI_TIMEOUT:-300}
+L2_GUESTS=${L2_GUESTS:-8}
+L2_SMP=${L2_SMP:-2}
+L2_MEM=${L2_MEM:-256}
+L2_TIMEOUT=${L2_TIMEOUT:-900}
+DBG=$R/sys/kernel/debug
+LPI_BIN=$R/ksft/kvm/aarch64/vgic_lpi_stress
+
+cmdline=" $(cat "$R/proc/cmdline") "
+want=hackbench_l1,nested_rollover,lpi
+case $cmdline in
+*" workbench.bench="*)
+	want=${cmdline##* workbench.bench=}
+	want=${want%% *}
+	;;
+esac
+vmid_bits=
+case $cmdline in
+*" kvm-arm.vmid_bits="*)
+	vmid_bits=${cmdline##* kvm-arm.vmid_bits=}
+	vmid_bits=${vmid_bits%% *}
+	;;
+esac
+
+isnum() {
+	case $1 in '' | . | *[!0-9.]* | *.*.*) return 1 ;; esac
+	return 0
+}
+wanted() {
+	case ",$want," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+uptime_now() {
+	read -r _up _ <"$R/proc/uptime"
+	echo "$_up"
+}
+# fsub A B: A - B with two decimals
+fsub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
+
+tapn=0
+failed=0
+tap() { # tap NAME [FAILURE-REASON]
+	tapn=$((tapn + 1))
+	if [ -z "${2:-}" ]; then
+		echo "ok $tapn bench-$1"
+	else
+		echo "not ok $tapn bench-$1 # $2"
+		failed=1
+	fi
+}
+tap_skip() {
+	tapn=$((tapn + 1))
+	echo "ok $tapn bench-$1 # SKIP $2"
+}
+# comment FILE: a failed run's output, as TAP comments, BENCH lines disarmed
+comment() { sed 's/^BENCH /failed-run: BENCH /; s/^/# /' "$1" | tail -n 40; }
+
+# lpi_name ARGS...: v<V>d<D>e<E> from vgic_lpi_stress's -v -d -e
+lpi_name() {
+	_v=x _d=x _e=x
+	while [ $# -ge 2 ]; do
+		case $1 in
+		-v) _v=$2 ;;
+		-d) _d=$2 ;;
+		-e) _e=$2 ;;
+		esac
+		shift
+	done
+	echo "v${_v}d${_d}e${_e}"
+}
+
+# ---- hackbench_l1
+sc_hackbench_l1() {
+	args="-s 512 -l $BENCH_HB_L1_LOOPS -g $BENCH_HB_L1_GROUPS -f 25 -P"
+	echo "# hackbench_l1: command: hackbench $args ($BENCH_HB_L1_RUNS runs)"
+	i=1
+	why=
+	while [ "$i" -le "$BENCH_HB_L1_RUNS" ]; do
+		# shellcheck disable=SC2086
+		hackbench $args >"$T/hb.out" 2>&1
+		r=$?
+		t=$(grep -m1 '^Time:' "$T/hb.out" | { read -r _ v _ && echo "$v"; })
+		if [ "$r" != 0 ] || ! isnum "$t"; then
+			comment "$T/hb.out"
+			why="run $i: exit=$r, Time: '$t'"
+			break
+		fi
+		echo "BENCH hackbench_l1 seconds=$t run=$i"
+		i=$((i + 1))
+	done
+	tap hackbench_l1 "$why"
+}
+
+# ---- nested_rollover
+tracefs() {
+	if [ -d "$R/sys/kernel/tracing/events" ]; then
+		echo "$R/sys/kernel/tracing"
+	elif [ -z "$R" ] && mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null &&
+		[ -d /sys/kernel/tracing/events ]; then
+		echo /sys/kernel/tracing
+	elif [ -d "$DBG/tracing/events" ]; then
+		echo "$DBG/tracing"
+	fi
+}
+
+# l2_reader I: copy guest I's console to its log; at its L2-END line, record
+# the L1 uptime and the VM's exit count, then stop its QEMU. Shell builtins
+# only per line (no fork), so reading does not load the guest CPUs.
+l2_reader() {
+	_i=$1
+	: >"$T/bl2-$_i.log"
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$T/bl2-$_i.log"
+		case $line in
+		L2-END*)
+			_end=$(uptime_now)
+			_qpid=
+			[ -r "$T/bl2-$_i.pid" ] && read -r _qpid <"$T/bl2-$_i.pid"
+			_ex=
+			if [ -n "$_qpid" ]; then
+				for _f in "$DBG/kvm/$_qpid"-*/exits; do
+					[ -r "$_f" ] || continue
+					read -r _v <"$_f"
+					_ex=$((${_ex:-0} + _v))
+				done
+			fi
+			printf 'end=%s\nexits_i=%s\n' "$_end" "${_ex:-NA}" >"$T/bl2-$_i.end"
+			[ -n "$_qpid" ] && kill "$_qpid" 2>/dev/null
+			;;
+		esac
+	done
+}
+
+sc_nested_rollover() {
+	name=nested_rollover
+	if [ -n "$vmid_bits" ]; then
+		name=nested_rollover_vmid$vmid_bits
+		if ! dmesg | grep -q "VMID: limited to $vmid_bits bits"; then
+			dmesg | grep -i 'vmid' | sed 's/^/# /'
+			tap "$name" "kvm-arm.vmid_bits=$vmid_bits did not take effect (stock kernel, or no CONFIG_ARM64_DEBUG_ASID_BITS)"
+			return
+		fi
+	fi
+	dmesg | grep -E 'VMID|kvm \[1\]: .*mode' | sed 's/^/# dmesg: /'
+	ev=
+	tr=$(tracefs)
+	if [ -n "$tr" ] && [ -d "$tr/events/asid/asid_rollover" ]; then
+		ev=$tr/events/asid/asid_rollover
+		echo 0 >"$tr/tracing_on"
+		echo 0 >"$ev/enable"
+		: >"$tr/trace"
+		echo 'name == "vmid"' >"$ev/filter"
+		case $(cat "$ev/filter") in
+		*vmid*)
+			echo 1 >"$ev/enable"
+			echo 1 >"$tr/tracing_on"
+			;;
+		*)
+			echo "# the filter name == \"vmid\" was not accepted: rollovers=NA"
+			ev=
+			;;
+		esac
+	else
+		echo "# no trace event asid/asid_rollover (none in a stock kernel): rollovers=NA"
+	fi
+	append="console=ttyAMA0 panic=-1 rdinit=/init quiet workbench.l2_hold=1"
+	echo "# $name: $L2_GUESTS guests at once, each: qemu-system-aarch64 -M virt,gic-version=3 -accel kvm -cpu host -smp $L2_SMP -m $L2_MEM -nodefaults -nographic -no-reboot -nic none -serial stdio -kernel /l2/Image -initrd /l2/initramfs.cpio.gz -pidfile /tmp/bl2-<i>.pid -append '$append' (timeout ${L2_TIMEOUT}s)"
+	echo "# each guest runs: hackbench ${BENCH_L2_HACKBENCH_ARGS:-(see HACKBENCH_ARGS)} ${BENCH_L2_RUNS:-L2_RUNS} times (baked into /l2/initramfs.cpio.gz)"
+	t0=$(uptime_now)
+	i=1
+	while [ "$i" -le "$L2_GUESTS" ]; do
+		rm -f "$T/bl2-$i.pid" "$T/bl2-$i.end" "$T/bl2-$i.log"
+		timeout -k 5 "$L2_TIMEOUT" qemu-system-aarch64 -M virt,gic-version=3 -accel kvm -cpu host \
+			-smp "$L2_SMP" -m "$L2_MEM" -nodefaults -nographic -no-reboot -nic none \
+			-serial stdio -kernel "$R/l2/Image" -initrd "$R/l2/initramfs.cpio.gz" \
+			-pidfile "$T/bl2-$i.pid" -append "$append" </dev/null 2>&1 | l2_reader "$i" &
+		i=$((i + 1))
+	done
+	wait
+	if [ -n "$ev" ]; then
+		echo 0 >"$ev/enable"
+		echo 0 >"$ev/filter"
+		n=$(grep -vc '^#' "$tr/trace")
+		ov=0
+		for s in "$tr"/per_cpu/cpu*/stats; do
+			[ -r "$s" ] || continue
+			o=$(grep '^overrun:' "$s" | { read -r _ v && echo "$v"; })
+			ov=$((ov + ${o:-0}))
+		done
+		rollovers=$((n + ov))
+		[ "$ov" = 0 ] || echo "# trace buffer overran: $ov events lost from the buffer, counted"
+	else
+		rollovers=NA
+	fi
+	why=
+	ends=
+	exits=0
+	i=1
+	while [ "$i" -le "$L2_GUESTS" ]; do
+		end=
+		exits_i=NA
+		if [ -r "$T/bl2-$i.end" ]; then
+			# shellcheck disable=SC1090
+			. "$T/bl2-$i.end"
+		fi
+		ex=$exits_i
+		if [ -n "$end" ] && grep -q '^L2-END rc=0' "$T/bl2-$i.log"; then
+			grep '^L2-HACKBENCH\|^L2-END' "$T/bl2-$i.log" | sed "s/^/# guest $i: /"
+			echo "# guest $i: L1 uptime at L2-END $end (start $t0), exits $ex"
+			ends="$ends $end"
+			if [ "$ex" = NA ] || [ "$exits" = NA ]; then exits=NA; else exits=$((exits + ex)); fi
+		else
+			sed "s/^/# guest $i: /" "$T/bl2-$i.log" | tail -n 30
+			why="${why:+$why; }guest $i: no L2-END rc=0"
+		fi
+		i=$((i + 1))
+	done
+	if [ -n "$why" ]; then
+		tap "$name" "$why"
+		return
+	fi
+	last=$(echo "$ends" | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i > m) m = $i; print m }')
+	echo "BENCH $name seconds=$(fsub "$last" "$t0") exits=$exits guests=$L2_GUESTS rollovers=$rollovers"
+	[ "$exits" != NA ] || echo "# exits=NA: no /sys/kernel/debug/kvm/<qemu pid>-*/exits for some guest"
+	tap "$name"
+}
+
+# ---- lpi
+lpi_run() { # lpi_run OUTFILE ARGS...: rc of vgic_lpi_stress under timeout
+	_o=$1
+	shift
+	# shellcheck disable=SC2086
+	(cd "$(dirname "$LPI_BIN")" && timeout -k 10 "$BENCH_LPI_TIMEOUT" "$LPI_BIN" "$@" >"$_o" 2>&1)
+}
+
+sc_lpi() {
+	oldifs=$IFS
+	IFS=';'
+	set -f
+	# shellcheck disable=SC2086
+	set -- $BENCH_LPI_CONFIGS
+	set +f
+	IFS=$oldifs
+	for args in "$@"; do
+		# shellcheck disable=SC2086
+		name=lpi_$(lpi_name $args)
+		if [ ! -x "$LPI_BIN" ]; then
+			tap "$name" "no $LPI_BIN"
+			continue
+		fi
+		echo "# $name: command: vgic_lpi_stress $args"
+		a=$(uptime_now)
+		# shellcheck disable=SC2086
+		lpi_run "$T/lpi.out" $args
+		r=$?
+		b=$(uptime_now)
+		if [ "$r" != 0 ]; then
+			comment "$T/lpi.out"
+			tap "$name" "exit=$r"
+			continue
+		fi
+		sed 's/^/# /' "$T/lpi.out" | tail -n 5
+		rate=$(grep -m1 '^Rate: ' "$T/lpi.out" | { read -r _ v _ && echo "$v"; })
+		if isnum "$rate"; then
+			echo "BENCH $name lpis_per_s=$rate"
+		else
+			echo "BENCH $name seconds=$(fsub "$b" "$a")"
+		fi
+		tap "$name"
+	done
+
+	help=
+	[ -x "$LPI_BIN" ] && help=$("$LPI_BIN" -h 2>&1)
+	has_opt() { echo "$help" | grep -qE "(^|[[:space:]]|\[)-$1([[:space:]]|:|\]|\$)"; }
+
+	if ! has_opt c; then
+		tap_skip lpi_churn "vgic_lpi_stress -h lists no -c (churn) mode"
+	else
+		echo "# lpi_churn: command: vgic_lpi_stress $BENCH_LPI_CHURN_ARGS"
+		# shellcheck disable=SC2086
+		lpi_run "$T/lpi.out" $BENCH_LPI_CHURN_ARGS
+		r=$?
+		if [ "$r" != 0 ]; then
+			comment "$T/lpi.out"
+			tap lpi_churn "exit=$r"
+		elif grep -q '^BENCH lpi_churn' "$T/lpi.out"; then
+			grep -v '^BENCH ' "$T/lpi.out" | sed 's/^/# /' | tail -n 5
+			grep '^BENCH lpi_churn' "$T/lpi.out"
+			tap lpi_churn
+		else
+			comment "$T/lpi.out"
+			tap lpi_churn "no 'BENCH lpi_churn' line"
+		fi
+	fi
+
+	if ! has_opt m; then
+		tap_skip lpi_miss "vgic_lpi_stress -h lists no -m (miss-cost) mode"
+	else
+		why=
+		for d in $BENCH_LPI_MISS_DEVICES; do
+			echo "# lpi_miss: command: vgic_lpi_stress $BENCH_LPI_MISS_ARGS -d $d"
+			# shellcheck disable=SC2086
+			lpi_run "$T/lpi.out" $BENCH_LPI_MISS_ARGS -d "$d"
+			r=$?
+			if [ "$r" != 0 ]; then
+				comment "$T/lpi.out"
+				why="${why:+$why; }-d $d: exit=$r"
+			elif grep -q '^BENCH lpi_miss' "$T/lpi.out"; then
+				grep -v '^BENCH ' "$T/lpi.out" | sed 's/^/# /' | tail -n 5
+				grep '^BENCH lpi_miss' "$T/lpi.out"
+			else
+				comment "$T/lpi.out"
+				why="${why:+$why; }-d $d: no 'BENCH lpi_miss' line"
+			fi
+		done
+		tap lpi_miss "$why"
+	fi
+}
+
+# ---- main
+n=0
+wanted hackbench_l1 && n=$((n + 1))
+wanted nested_rollover && n=$((n + 1))
+if wanted lpi; then
+	oldifs=$IFS
+	IFS=';'
+	for _c in $BENCH_LPI_CONFIGS; do n=$((n + 1)); done
+	IFS=$oldifs
+	n=$((n + 2))
+fi
+for s in $(echo "$want" | tr ',' ' '); do
+	case $s in
+	hackbench_l1 | nested_rollover | lpi) ;;
+	*) echo "# unknown scenario '$s' in workbench.bench= (have: hackbench_l1 nested_rollover lpi)" ;;
+	esac
+done
+echo "KTAP version 1"
+echo "1..$n"
+echo "# bench: $(uname -r), $(nproc) cpus, scenarios: $want; cmdline:$cmdline"
+wanted hackbench_l1 && sc_hackbench_l1
+wanted nested_rollover && sc_nested_rollover
+wanted lpi && sc_lpi
+[ "$failed" = 0 ]
