@@ -2,15 +2,21 @@
 # "make check-bisect": build the kernel Image after every patch of the
 # series, in a separate worktree and output directory, with the same
 # config fragments (options that a later patch adds are skipped by the
-# audit), and report the compiler warnings each patch adds. Slow: one
-# incremental build per patch (ccache helps); not part of make check.
+# audit), and report the compiler warnings each patch adds; a patch that
+# only touches tools/ gets the KVM selftests built instead. Slow: one
+# incremental build per patch; not part of make check.
+#   BISECT_TREE, BISECT_O  worktree and output (build/bisect-tree, build/bisect-out)
 stage=check-bisect
 . "$(dirname "$0")/lib.sh"
 need_cmd git
 
 TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
-BISECT_O=${BISECT_O:-$TOP/build/bisect-out}
-WT=$TOP/build/bisect-tree
+BISECT_O=$(realpath -m "${BISECT_O:-$TOP/build/bisect-out}")
+# Kbuild rebuilds everything when the source path changes: reuse a path and
+# output directory pair to stay incremental (kernel-mutants leaves
+# BISECT_TREE=build/mutant-tree BISECT_O=build/kernel-mutant behind).
+WT=$(realpath -m "${BISECT_TREE:-$TOP/build/bisect-tree}")
+KSFT_O=$BISECT_O-selftests
 [ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse stock..HEAD)
 [ ${#commits[@]} -gt 0 ] || die $E_USAGE "no patches on top of stock in $TREE"
@@ -28,6 +34,18 @@ for c in stock "${commits[@]}"; do
 	subj=$(git -C "$WT" log -1 --format='%h %s')
 	log=$BISECT_O/build-$i.log
 	mkdir -p "$BISECT_O"
+	if [ "$c" != stock ] && git -C "$WT" diff --quiet "$c~1" "$c" -- . ':!tools'; then
+		# Only tools/ changed: the Image is the previous one; build what
+		# the patch touches, the KVM selftests.
+		if TREE=$WT KSFT_OUT=$KSFT_O "$TOP/scripts/selftests.sh" >"$log" 2>&1; then
+			info "[$i/${#commits[@]}] $subj: selftests only: kvm selftests build"
+		else
+			info "[$i/${#commits[@]}] $subj: SELFTESTS BUILD FAILED (log: $log)"
+			fail=$((fail + 1))
+		fi
+		i=$((i + 1))
+		continue
+	fi
 	if AUDIT_MISSING=skip TREE=$WT O=$BISECT_O "$TOP/scripts/build.sh" >"$log" 2>&1; then
 		# Incremental builds only show warnings of recompiled files:
 		# compare against every warning seen so far.
