@@ -39,10 +39,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-try:
-    from report import SPLAT  # the same splat patterns as make check
-except Exception:  # noqa: BLE001 - the report works without it
-    SPLAT = re.compile(r"Kernel panic - not syncing|WARNING: CPU:|BUG: ")
+from report import SPLAT, read  # the same splat patterns as make check
 
 LOG_RE = re.compile(r"^bench-(stock|patched)-(?:([A-Za-z0-9_]+)-)?(\d+)\.log$")
 COST_RE = re.compile(r"^# callgrind: (\S+) instr/(\S+) stock=([0-9.]+) lib=([0-9.]+)")
@@ -81,14 +78,6 @@ def group_of(mid):
         if pred(mid):
             return gid
     return "other"
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
 
 
 def num(s):
