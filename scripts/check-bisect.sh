@@ -29,6 +29,11 @@ trap 'git -C "$TREE" worktree remove --force "$WT" >/dev/null 2>&1 || true' EXIT
 rm -f "$BISECT_O/w.seen"
 i=0
 fail=0
+# verdict ok|bad MESSAGE: one line per patch; "bad" counts as a failure.
+verdict() {
+	info "[$i/${#commits[@]}] $subj: $2"
+	[ "$1" = ok ] || fail=$((fail + 1))
+}
 for c in stock "${commits[@]}"; do
 	git -C "$WT" checkout -q "$c"
 	subj=$(git -C "$WT" log -1 --format='%h %s')
@@ -38,15 +43,11 @@ for c in stock "${commits[@]}"; do
 		# Only tools/ changed: the Image is the previous one; build what
 		# the patch touches, the KVM selftests.
 		if TREE=$WT KSFT_OUT=$KSFT_O "$TOP/scripts/selftests.sh" >"$log" 2>&1; then
-			info "[$i/${#commits[@]}] $subj: selftests only: kvm selftests build"
+			verdict ok "selftests only: kvm selftests build"
 		else
-			info "[$i/${#commits[@]}] $subj: SELFTESTS BUILD FAILED (log: $log)"
-			fail=$((fail + 1))
+			verdict bad "SELFTESTS BUILD FAILED (log: $log)"
 		fi
-		i=$((i + 1))
-		continue
-	fi
-	if AUDIT_MISSING=skip TREE=$WT O=$BISECT_O "$TOP/scripts/build.sh" >"$log" 2>&1; then
+	elif AUDIT_MISSING=skip TREE=$WT O=$BISECT_O "$TOP/scripts/build.sh" >"$log" 2>&1; then
 		# Incremental builds only show warnings of recompiled files:
 		# compare against every warning seen so far.
 		grep -o '[^ ]*: warning:.*' "$BISECT_O/build.log" | sort -u >"$BISECT_O/w.now" || true
@@ -54,15 +55,13 @@ for c in stock "${commits[@]}"; do
 		cat "$BISECT_O/w.now" >>"$BISECT_O/w.seen"
 		sort -u -o "$BISECT_O/w.seen" "$BISECT_O/w.seen"
 		if [ "$c" != stock ] && [ -n "$new" ]; then
-			info "[$i/${#commits[@]}] $subj: builds, NEW warnings:"
+			verdict bad "builds, NEW warnings:"
 			printf '%s\n' "$new" | sed 's/^/    /'
-			fail=$((fail + 1))
 		else
-			info "[$i/${#commits[@]}] $subj: builds, no new warnings"
+			verdict ok "builds, no new warnings"
 		fi
 	else
-		info "[$i/${#commits[@]}] $subj: BUILD FAILED (log: $log)"
-		fail=$((fail + 1))
+		verdict bad "BUILD FAILED (log: $log)"
 	fi
 	i=$((i + 1))
 done
