@@ -49,9 +49,11 @@
 #                    ("-s 512 -l 20 -g 2 -f 5 -P"), BENCH_L2_TIMEOUT (900 / 600)
 #   lpi:             BENCH_LPI_CONFIGS (';'-separated vgic_lpi_stress argument
 #                    lists, upstream's five configurations scaled to TCG),
-#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -e 16 -i 200"),
-#                    BENCH_LPI_MISS_ARGS ("-m -v 1 -e 1") run with -d for each of
-#                    BENCH_LPI_MISS_DEVICES ("1 1024"), BENCH_LPI_TIMEOUT (300)
+#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -e 256 -i 2000" / -i 500),
+#                    BENCH_LPI_MISS_ARGS ("-m -v 1") run with -d D -e E for each D
+#                    of BENCH_LPI_MISS_DEVICES ("1 1024"), E = ceil(16 / D) events
+#                    per device (16 timed targets per round whatever D),
+#                    BENCH_LPI_TIMEOUT (300)
 #   APPEND_EXTRA, QEMU_SMP, QEMU_MEM, QEMU_CPU: as for boot.sh, for every boot
 stage=bench
 . "$(dirname "$0")/lib.sh"
@@ -98,10 +100,10 @@ dflt BENCH_L2_RUNS 5 2
 dflt BENCH_L2_HACKBENCH_ARGS "-s 512 -l 20 -g 2 -f 5 -P" "-s 512 -l 20 -g 2 -f 5 -P"
 dflt BENCH_L2_TIMEOUT 900 600
 dflt BENCH_LPI_CONFIGS \
-	"-v 1 -d 1 -e 1 -i 20000;-v 2 -d 2 -e 16 -i 500;-v 2 -d 2 -e 17 -i 500;-v 2 -d 4 -e 1 -i 5000;-v 1 -d 1 -e 17 -i 1000" \
-	"-v 1 -d 1 -e 1 -i 10000;-v 2 -d 2 -e 16 -i 250;-v 2 -d 2 -e 17 -i 250;-v 2 -d 4 -e 1 -i 2500;-v 1 -d 1 -e 17 -i 500"
-dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -e 16 -i 200" "-c -v 2 -d 2 -e 16 -i 100"
-dflt BENCH_LPI_MISS_ARGS "-m -v 1 -e 1" "-m -v 1 -e 1"
+	"-v 1 -d 1 -e 1 -i 200000;-v 2 -d 2 -e 16 -i 8000;-v 2 -d 2 -e 17 -i 8000;-v 2 -d 4 -e 1 -i 60000;-v 1 -d 1 -e 17 -i 12000" \
+	"-v 1 -d 1 -e 1 -i 100000;-v 2 -d 2 -e 16 -i 4000;-v 2 -d 2 -e 17 -i 4000;-v 2 -d 4 -e 1 -i 30000;-v 1 -d 1 -e 17 -i 6000"
+dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -e 256 -i 2000" "-c -v 2 -d 2 -e 256 -i 500"
+dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
 dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
 dflt BENCH_LPI_TIMEOUT 300 300
 if [ -z "${BENCH_QEMU_EXTRA+x}" ]; then BENCH_QEMU_EXTRA=${QEMU_EXTRA:-}; fi

@@ -55,7 +55,7 @@ BENCH_HB_L1_LOOPS=${BENCH_HB_L1_LOOPS:-40}
 BENCH_HB_L1_RUNS=${BENCH_HB_L1_RUNS:-3}
 BENCH_LPI_CONFIGS=${BENCH_LPI_CONFIGS:--v 1 -d 1 -e 1 -i 20000;-v 2 -d 2 -e 16 -i 500;-v 2 -d 2 -e 17 -i 500;-v 2 -d 4 -e 1 -i 5000;-v 1 -d 1 -e 17 -i 1000}
 BENCH_LPI_CHURN_ARGS=${BENCH_LPI_CHURN_ARGS:--c -v 2 -d 2 -e 16 -i 200}
-BENCH_LPI_MISS_ARGS=${BENCH_LPI_MISS_ARGS:--m -v 1 -e 1}
+BENCH_LPI_MISS_ARGS=${BENCH_LPI_MISS_ARGS:--m -v 1}
 BENCH_LPI_MISS_DEVICES=${BENCH_LPI_MISS_DEVICES:-1 1024}
 BENCH_LPI_TIMEOUT=${BENCH_LPI_TIMEOUT:-300}
 L2_GUESTS=${L2_GUESTS:-8}
@@ -357,9 +357,13 @@ sc_lpi() {
 	else
 		why=
 		for d in $BENCH_LPI_MISS_DEVICES; do
-			echo "# lpi_miss: command: vgic_lpi_stress $BENCH_LPI_MISS_ARGS -d $d"
+			# vgic_lpi_stress -m times up to 16 targets per round:
+			# give every device count 16 events in all, so that each
+			# run times the same number of misses per guest round trip.
+			e=$(((16 + d - 1) / d))
+			echo "# lpi_miss: command: vgic_lpi_stress $BENCH_LPI_MISS_ARGS -d $d -e $e"
 			# shellcheck disable=SC2086
-			lpi_run "$T/lpi.out" $BENCH_LPI_MISS_ARGS -d "$d"
+			lpi_run "$T/lpi.out" $BENCH_LPI_MISS_ARGS -d "$d" -e "$e"
 			r=$?
 			if [ "$r" != 0 ]; then
 				comment "$T/lpi.out"
