@@ -17,8 +17,8 @@ QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
 QEMU_SMP=${QEMU_SMP:-2}
 QEMU_MEM=${QEMU_MEM:-4G}
 QEMU_MACHINE=${QEMU_MACHINE:-virt,virtualization=on,gic-version=3,its=on}
-TIMEOUT=${TIMEOUT:-1800}
-IMAGE=${IMAGE:-$TOP/build/kernel/arch/arm64/boot/Image}
+if [ "$PROFILE" = default ]; then TIMEOUT=${TIMEOUT:-1800}; else TIMEOUT=${TIMEOUT:-5400}; fi
+IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 INITRD=${INITRD:-$TOP/build/initramfs/l1.cpio.gz}
 CONSOLE_LOG=${CONSOLE_LOG:-$TOP/build/console.log}
 APPEND="console=ttyAMA0 panic=-1 softlockup_panic=1 ${APPEND_EXTRA:-}"

@@ -4,13 +4,18 @@
 # the L2 VMM (qemu-system-aarch64 + libraries) and, under /l2, the kernel
 # Image and a tiny initramfs for the nested guests.
 #
-#   IMAGE=<Image>   kernel for L1 and L2 (default build/kernel/arch/arm64/boot/Image)
+#   IMAGE=<Image>   kernel for L1 and L2 (default: the PROFILE's kernel,
+#                   build/kernel[-<profile>]/arch/arm64/boot/Image)
 #   KSFT_OUT=<dir>  built selftests (default build/selftests)
-#   STAGES="..."    guest stages, in order (default: kvm-check kselftest-kvm nested-hackbench)
+#   STAGES="..."    guest stages, in order (default: kvm-check kselftest-kvm nested-hackbench,
+#                   then kmemleak with PROFILE=debug)
 #   TESTS="<glob>..."  only plan entries matching one glob, e.g. TESTS='kvm:vgic* kvm:steal_time'
 #   SKIPLIST=<file> tests not to run, with reasons (default selftests/skiplist.txt;
 #                   SKIPLIST=/dev/null runs everything in the plan)
 #   KSELFTEST_<NAME>_ARGS  replace a plan entry's arguments
+#   TIMEOUT_SCALE=N multiply the plan's per-test timeouts and L2_TIMEOUT
+#                   (default 1; 4 with PROFILE=debug or kcsan: checked kernels
+#                   run several times slower under TCG)
 #   L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT HACKBENCH_ARGS  nested stage
 #   BENCH_*         copied (quoted) into /etc/workbench/env for the "bench"
 #                   stage (scripts/bench.sh sets them; sizes of its scenarios)
@@ -19,17 +24,23 @@ stage=initramfs
 . "$(dirname "$0")/lib.sh"
 need_cmd cpio gzip "${CROSS_COMPILE}readelf"
 
-IMAGE=${IMAGE:-$TOP/build/kernel/arch/arm64/boot/Image}
+IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 KSFT_OUT=${KSFT_OUT:-$TOP/build/selftests}
 OUT=${OUT:-$TOP/build/initramfs/l1.cpio.gz}
-STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench}
+if [ "$PROFILE" = debug ]; then
+	STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench kmemleak}
+else
+	STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench}
+fi
+if [ "$PROFILE" = default ]; then TIMEOUT_SCALE=${TIMEOUT_SCALE:-1}; else TIMEOUT_SCALE=${TIMEOUT_SCALE:-4}; fi
+case $TIMEOUT_SCALE in '' | *[!0-9]* | 0) die $E_USAGE "TIMEOUT_SCALE='$TIMEOUT_SCALE' is not a positive integer" ;; esac
 GUEST_ROOTFS=${GUEST_ROOTFS:-$CACHE_DIR/guest/rootfs}
 SKIPLIST=${SKIPLIST:-$TOP/selftests/skiplist.txt}
 L2_GUESTS=${L2_GUESTS:-2}
 L2_SMP=${L2_SMP:-2}
 L2_MEM=${L2_MEM:-256}
 L2_RUNS=${L2_RUNS:-1}
-L2_TIMEOUT=${L2_TIMEOUT:-300}
+L2_TIMEOUT=${L2_TIMEOUT:-$((300 * TIMEOUT_SCALE))}
 HACKBENCH_ARGS=${HACKBENCH_ARGS:--s 512 -l 20 -g 2 -f 5 -P}
 
 [ -f "$IMAGE" ] || die $E_USAGE "no kernel Image at $IMAGE: run 'make build' first"
@@ -101,7 +112,7 @@ while read -r name tmo args; do
 	fi
 	var=KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z@-' 'A-Z__')_ARGS
 	[ -z "${!var+x}" ] || args=${!var}
-	printf '%s %s %s\n' "$name" "$tmo" "$args" >>"$plan"
+	printf '%s %s %s\n' "$name" "$((tmo * TIMEOUT_SCALE))" "$args" >>"$plan"
 	n=$((n + 1))
 done <"$TOP/selftests/plan/kvm.plan"
 touch "$plan"

@@ -32,6 +32,26 @@ die() {
 	printf 'E: %s: %s\n' "$stage" "$*" >&2
 	exit "$code"
 }
+# PROFILE (issue 6): which kernel the stages build and boot.
+#   default  build/kernel, fragments base kvm test kunit series
+#   debug    build/kernel-debug, + configs/debug.config (lockdep, KASAN, ...)
+#   kcsan    build/kernel-kcsan, + configs/kcsan.config (KCSAN, lockdep)
+# Each profile has its own output directory, so switching profiles does
+# not rebuild the others. O=, IMAGE= and CONFIGS= still override.
+PROFILE=${PROFILE:-default}
+case $PROFILE in
+default)
+	KERNEL_O=$TOP/build/kernel
+	PROFILE_CONFIGS=
+	;;
+debug | kcsan)
+	KERNEL_O=$TOP/build/kernel-$PROFILE
+	PROFILE_CONFIGS=$PROFILE
+	;;
+*) die $E_USAGE "PROFILE='$PROFILE' is not a profile (have: default debug kcsan)" ;;
+esac
+export PROFILE
+
 elapsed() {
 	local s=$(($(date +%s) - _t0))
 	printf '%d:%02d:%02d' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))

@@ -269,6 +269,9 @@ def main():
     for p in series:
         h.update(read(os.path.join(TOP, "patches", p)).encode())
     repro = "make check" if os.environ.get("MAKE_TARGET") == "check" else "make"
+    profile = os.environ.get("PROFILE", "default")
+    if profile != "default":
+        repro += " PROFILE=" + profile
     info = {
         "build": {
             "debian_package": env.get("DEBIAN_PACKAGE"),
@@ -280,6 +283,7 @@ def main():
             "toolchain": sh("aarch64-linux-gnu-gcc --version | head -n1"),
             "qemu": sh("qemu-system-aarch64 --version | head -n1"),
             "reproducer_cmdline": repro,
+            "profile": profile,
         },
         "results": {
             "status": "PASS" if nfail == 0 else "FAIL",
@@ -301,6 +305,7 @@ def main():
                                             b["expected_debian_version"]),
           "- Series: %d patches, sha256 %s" % (b["series_patches"], b["series_sha256"][:16]),
           "- Toolchain: %s; QEMU: %s" % (b["toolchain"], b["qemu"]),
+          "- Kernel profile: %s" % b["profile"],
           "- Result: **%s** — %d passed, %d failed, %d skipped" % (
               info["results"]["status"], npass, nfail, nskip), "",
           "## Stages", "", "```"]

@@ -30,7 +30,7 @@ expect() {
 	fi
 }
 
-IMAGE=${IMAGE:-$TOP/build/kernel/arch/arm64/boot/Image}
+IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
 echo "1..8"
