@@ -49,7 +49,7 @@
 #                    ("-s 512 -l 20 -g 2 -f 5 -P"), BENCH_L2_TIMEOUT (900 / 600)
 #   lpi:             BENCH_LPI_CONFIGS (';'-separated vgic_lpi_stress argument
 #                    lists, upstream's five configurations scaled to TCG),
-#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -e 256 -i 2000" / -i 500),
+#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -e 256 -i 2000 -r 200" / -i 1000),
 #                    BENCH_LPI_MISS_ARGS ("-m -v 1") run with -d D -e E for each D
 #                    of BENCH_LPI_MISS_DEVICES ("1 1024"), E = ceil(16 / D) events
 #                    per device (16 timed targets per round whatever D),
@@ -102,7 +102,7 @@ dflt BENCH_L2_TIMEOUT 900 600
 dflt BENCH_LPI_CONFIGS \
 	"-v 1 -d 1 -e 1 -i 200000;-v 2 -d 2 -e 16 -i 8000;-v 2 -d 2 -e 17 -i 8000;-v 2 -d 4 -e 1 -i 60000;-v 1 -d 1 -e 17 -i 12000" \
 	"-v 1 -d 1 -e 1 -i 100000;-v 2 -d 2 -e 16 -i 4000;-v 2 -d 2 -e 17 -i 4000;-v 2 -d 4 -e 1 -i 30000;-v 1 -d 1 -e 17 -i 6000"
-dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -e 256 -i 2000" "-c -v 2 -d 2 -e 256 -i 500"
+dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -e 256 -i 2000 -r 200" "-c -v 2 -d 2 -e 256 -i 1000 -r 200"
 dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
 dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
 dflt BENCH_LPI_TIMEOUT 300 300
