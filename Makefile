@@ -24,7 +24,7 @@ CHECK := deps fetch apply check-series model harness build selftests guest-rootf
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
 	guest-rootfs initramfs boot variants report model harness workbench-selftest \
-	check-bisect kernel-mutants bench bench-report clean distclean
+	check-bisect kernel-mutants bench bench-report soak clean distclean
 
 all:
 	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
@@ -51,12 +51,13 @@ help:
 	@echo '  harness       allocator C in userspace under TSan/ASan + mutation gate'
 	@echo '  workbench-selftest  fault injection: make check must fail when it should'
 	@echo '  check-bisect  build after every patch of the series'
-	@echo '  kernel-mutants  seeded allocator bugs must make vmid_isolation fail in the guest'
+	@echo '  kernel-mutants  seeded allocator and ITS cache bugs must make their tests fail in the guest'
 	@echo '  bench         stock vs patched kernel, alternating boots, ratios + plots (not in check)'
 	@echo '  bench-report  rebuild bench.json, plots, tables from results/latest bench logs'
+	@echo '  soak          DURATION=<s> (3600): debug kernel, forced rollovers, loop isolation + LPI churn + nested guests'
 	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
 
-deps fetch export check-series build selftests guest-rootfs initramfs boot variants model harness workbench-selftest check-bisect kernel-mutants bench:
+deps fetch export check-series build selftests guest-rootfs initramfs boot variants model harness workbench-selftest check-bisect kernel-mutants bench soak:
 	@scripts/$@.sh
 
 apply tree:
@@ -69,7 +70,7 @@ bench-report:
 	@python3 scripts/bench-report.py results/latest
 
 clean:
-	rm -rf build/kernel build/selftests build/initramfs build/console.log
+	rm -rf build/kernel build/kernel-debug build/kernel-kcsan build/selftests build/initramfs build/console.log
 
 distclean: clean
 	rm -rf build results "$${CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/arm64-kvm-series}"

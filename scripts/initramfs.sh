@@ -17,7 +17,7 @@
 #                   (default 1; 4 with PROFILE=debug or kcsan: checked kernels
 #                   run several times slower under TCG)
 #   L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT HACKBENCH_ARGS  nested stage
-#   BENCH_*         copied (quoted) into /etc/workbench/env for the "bench"
+#   BENCH_*, SOAK_*  copied (quoted) into /etc/workbench/env for the "bench"
 #                   stage (scripts/bench.sh sets them; sizes of its scenarios)
 #   OUT=<file>      output (default build/initramfs/l1.cpio.gz)
 stage=initramfs
@@ -51,7 +51,7 @@ for s in $STAGES; do
 		die $E_USAGE "unknown guest stage '$s' (have: $(cd "$TOP/selftests/guest" && ls stage-*.sh | sed 's/stage-//; s/\.sh//' | tr '\n' ' '))"
 done
 case " $STAGES " in
-*" kselftest-kvm "*) [ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT/kvm: run 'make selftests' first" ;;
+*" kselftest-kvm "* | *" soak "*) [ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT/kvm: run 'make selftests' first" ;;
 esac
 for v in L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT; do
 	case ${!v} in
@@ -89,10 +89,10 @@ cp "$SKIPLIST" "$root/etc/workbench/skiplist.txt"
 cp "$TOP/selftests/flaky.txt" "$root/etc/workbench/flaky.txt"
 {
 	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT; do echo "$v=${!v}"; done
-	# The bench stage's settings, single-quoted for the guest's sh.
+	# The bench and soak stages' settings, single-quoted for the guest's sh.
 	while IFS= read -r v; do
 		printf "%s='%s'\n" "$v" "${!v//\'/\'\\\'\'}"
-	done < <(compgen -e | grep -E '^BENCH_[A-Z0-9_]+$' || true)
+	done < <(compgen -e | grep -E '^(BENCH|SOAK)_[A-Z0-9_]+$' || true)
 } >"$root/etc/workbench/env"
 
 # The plan, filtered by TESTS and with KSELFTEST_<NAME>_ARGS applied.
@@ -117,7 +117,7 @@ while read -r name tmo args; do
 done <"$TOP/selftests/plan/kvm.plan"
 touch "$plan"
 case " $STAGES " in
-*" kselftest-kvm "*)
+*" kselftest-kvm "* | *" soak "*)
 	[ "$n" -gt 0 ] || die $E_USAGE "TESTS='${TESTS:-}' matches no entry of selftests/plan/kvm.plan"
 	cp -a "$KSFT_OUT/kvm"/. "$root/ksft/kvm/"
 	find "$root/ksft" -name '*.o' -o -name '*.d' -o -name '*.a' | xargs -r rm -f
