@@ -5,6 +5,9 @@
 #  - checkpatch.pl --strict passes on every patch;
 #  - the series applies (done by scripts/apply.sh, run before this).
 #   TREE=<dir> for scripts/checkpatch.pl (default build/linux)
+#   VERDICT_CACHE=0  re-run checkpatch on every patch. Otherwise a patch
+#     whose text, and the checkpatch inputs of TREE, are those of a patch
+#     that passed before is not checked again (kept in $CACHE_DIR/verdicts/).
 stage=check-series
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +32,14 @@ if [ -n "$listed" ] && [ ! -f "$PATCH_DIR/0000-cover-letter.patch" ]; then
 	bad "patches/0000-cover-letter.patch missing (make export writes it)"
 fi
 
+# What a checkpatch + get_maintainer verdict depends on besides the patch.
+tool_key=
+if [ -x "$TREE/scripts/checkpatch.pl" ]; then
+	tool_key=$( (cd "$TREE" && cat scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch \
+		scripts/get_maintainer.pl MAINTAINERS 2>/dev/null; echo "${CHECKPATCH_FLAGS:-}") | sha256sum | cut -c1-16)
+fi
+vdir=$CACHE_DIR/verdicts/checkpatch
+ncached=0
 n=0
 for p in $listed; do
 	f=$PATCH_DIR/$p
@@ -39,7 +50,11 @@ for p in $listed; do
 	body=$(awk '/^Subject:/{s=1;next} s&&/^---$/{exit} s' "$f" |
 		grep -v '^\(Signed-off-by\|Cc\|Link\|Fixes\|Reviewed-by\):' | grep -c '[a-z]' || true)
 	[ "$body" -ge 2 ] || bad "$p: no commit message body (say why)"
-	if [ -x "$TREE/scripts/checkpatch.pl" ]; then
+	vfile=$vdir/$(cat "$f" | sha256sum | cut -c1-16)-$tool_key
+	if [ -x "$TREE/scripts/checkpatch.pl" ] && [ "${VERDICT_CACHE:-1}" = 1 ] && [ -e "$vfile" ]; then
+		ncached=$((ncached + 1))
+	elif [ -x "$TREE/scripts/checkpatch.pl" ]; then
+		before=$fail
 		# FILE_PATH_CHANGES ("does MAINTAINERS need updating?") fires on
 		# every new file; instead we check below that get_maintainer.pl
 		# finds a maintainer for each file the patch adds. The SPDX check
@@ -59,8 +74,11 @@ for p in $listed; do
 				--no-rolestats -f "$nf" 2>/dev/null | grep -v '^linux-kernel@' || true)
 			[ -n "$m" ] || bad "$p: new file $nf has no maintainer in MAINTAINERS"
 		done
+		if [ "$fail" = "$before" ]; then mkdir -p "$vdir" && : >"$vfile"; fi
 	fi
 done
 [ -x "$TREE/scripts/checkpatch.pl" ] || warn "no $TREE/scripts/checkpatch.pl: checkpatch skipped (run make apply)"
 [ "$fail" = 0 ] || die $E_FAIL "$fail problem(s) in the series"
-info "PASS: $n patches, series and patches/ agree, checkpatch --strict clean"
+note=
+[ "$ncached" = 0 ] || note=" ($ncached unchanged since they passed: not re-checked; VERDICT_CACHE=0 re-checks)"
+info "PASS: $n patches, series and patches/ agree, checkpatch --strict clean$note"
