@@ -579,7 +579,8 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
               env.get("BENCH_L2_RUNS", "?")),
            "- lpi_v<V>d<D>e<E>.lpis_per_s: vgic_lpi_stress's `Rate:` for `%s` "
            "(upstream's five configurations, scaled to 2 L1 CPUs); lpi_churn and lpi_miss: "
-           "the test's own BENCH lines (`%s`; `%s -d <n>` for n in %s)."
+           "the test's own BENCH lines (`%s`, its lpis_per_s being the MSIs sent per "
+           "second; `%s -d <n> -e <ceil(16/n)>` for n in %s: 16 timed targets per round)."
            % (env.get("BENCH_LPI_CONFIGS", "?").replace(";", "`, `"),
               env.get("BENCH_LPI_CHURN_ARGS", "?"), env.get("BENCH_LPI_MISS_ARGS", "?"),
               env.get("BENCH_LPI_MISS_DEVICES", "?")),

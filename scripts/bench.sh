@@ -40,7 +40,9 @@
 #   BENCH_CONFIGS ("base kvm test kunit bench")  fragments for both kernels
 #   BENCH_COST (1)            0: skip cost.sh
 #   BENCH_TIMEOUT ($TIMEOUT or 1800 / 900)  seconds per boot
-#   BENCH_VMID_BITS (4)       VMID width of the extra patched boot; 0: none
+#   BENCH_VMID_BITS (3)       VMID width of the extra patched boot; 0: none
+#                             (3: 7 VMIDs for the 8 live guests; at 4 bits
+#                             they fit and no rollover happens)
 #   hackbench_l1:    BENCH_HB_L1_GROUPS (10 / 4), BENCH_HB_L1_LOOPS (40 / 40),
 #                    BENCH_HB_L1_RUNS (3 / 2): hackbench -s 512 -l LOOPS -g GROUPS -f 25 -P
 #   nested_rollover: BENCH_L2_GUESTS (8 / 4) at once, BENCH_L2_SMP (2),
@@ -86,7 +88,7 @@ bool BENCH_QUICK
 dflt BENCH_PAIRS 3 1
 dflt BENCH_REBUILD 1 1
 dflt BENCH_COST 1 1
-dflt BENCH_VMID_BITS 4 4
+dflt BENCH_VMID_BITS 3 3
 dflt BENCH_SCENARIOS "hackbench_l1 nested_rollover lpi" "hackbench_l1 nested_rollover lpi"
 dflt BENCH_CONFIGS "base kvm test kunit bench" "base kvm test kunit bench"
 dflt BENCH_TIMEOUT "${TIMEOUT:-1800}" "${TIMEOUT:-900}"
