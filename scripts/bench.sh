@@ -36,7 +36,7 @@
 #                             all vCPUs in one host thread (whether this works
 #                             with virtualization=on and nested guests:
 #                             measured: see Documentation/benchmarks.md)
-#   BENCH_SCENARIOS ("hackbench_l1 nested_rollover lpi")
+#   BENCH_SCENARIOS ("hackbench_l1 nested_rollover lpi exit_cost")
 #   BENCH_CONFIGS ("base kvm test kunit bench")  fragments for both kernels
 #   BENCH_COST (1)            0: skip cost.sh
 #   BENCH_TIMEOUT ($TIMEOUT or 1800 / 900)  seconds per boot
@@ -56,6 +56,8 @@
 #                    of BENCH_LPI_MISS_DEVICES ("1 1024"), E = ceil(16 / D) events
 #                    per device (16 timed targets per round whatever D),
 #                    BENCH_LPI_TIMEOUT (300)
+#   exit_cost:       BENCH_EXIT_VMS ("1 2 4") VMs of one vCPU at once,
+#                    BENCH_EXIT_SECONDS (5 / 3) per run of vmid_isolation -i 1
 #   APPEND_EXTRA, QEMU_SMP, QEMU_MEM, QEMU_CPU: as for boot.sh, for every boot
 stage=bench
 . "$(dirname "$0")/lib.sh"
@@ -89,7 +91,9 @@ dflt BENCH_PAIRS 3 1
 dflt BENCH_REBUILD 1 1
 dflt BENCH_COST 1 1
 dflt BENCH_VMID_BITS 3 3
-dflt BENCH_SCENARIOS "hackbench_l1 nested_rollover lpi" "hackbench_l1 nested_rollover lpi"
+dflt BENCH_SCENARIOS "hackbench_l1 nested_rollover lpi exit_cost" "hackbench_l1 nested_rollover lpi exit_cost"
+dflt BENCH_EXIT_VMS "1 2 4" "1 2 4"
+dflt BENCH_EXIT_SECONDS 5 3
 dflt BENCH_CONFIGS "base kvm test kunit bench" "base kvm test kunit bench"
 dflt BENCH_TIMEOUT "${TIMEOUT:-1800}" "${TIMEOUT:-900}"
 dflt BENCH_HB_L1_GROUPS 10 4
@@ -125,6 +129,11 @@ uint BENCH_L2_RUNS 1
 uint BENCH_L2_TIMEOUT 1
 uint BENCH_LPI_TIMEOUT 1
 uint BENCH_VMID_BITS 0
+uint BENCH_EXIT_SECONDS 1
+for v in $BENCH_EXIT_VMS; do
+	[[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 1 ] && [ "$v" -le 64 ] ||
+		die "$E_USAGE" "BENCH_EXIT_VMS='$BENCH_EXIT_VMS': '$v' is not a number of VMs (1..64)"
+done
 [ "$BENCH_VMID_BITS" = 0 ] || { [ "$BENCH_VMID_BITS" -ge 2 ] && [ "$BENCH_VMID_BITS" -le 15 ]; } ||
 	die "$E_USAGE" "BENCH_VMID_BITS='$BENCH_VMID_BITS' must be 0 (no clamped boot) or 2..15"
 for d in $BENCH_LPI_MISS_DEVICES; do
@@ -134,8 +143,8 @@ lpi_re='^[- 0-9a-zA-Z;]+$'
 [[ $BENCH_LPI_CONFIGS =~ $lpi_re ]] ||
 	die "$E_USAGE" "BENCH_LPI_CONFIGS='$BENCH_LPI_CONFIGS': only options, numbers and ';' between configurations"
 for s in $BENCH_SCENARIOS; do
-	case $s in hackbench_l1 | nested_rollover | lpi) ;;
-	*) die "$E_USAGE" "BENCH_SCENARIOS: unknown scenario '$s' (have: hackbench_l1 nested_rollover lpi)" ;;
+	case $s in hackbench_l1 | nested_rollover | lpi | exit_cost) ;;
+	*) die "$E_USAGE" "BENCH_SCENARIOS: unknown scenario '$s' (have: hackbench_l1 nested_rollover lpi exit_cost)" ;;
 	esac
 done
 [ -n "${BENCH_SCENARIOS// /}" ] || die "$E_USAGE" "BENCH_SCENARIOS is empty"
@@ -179,12 +188,19 @@ if [ ! -x "$GUEST_ROOTFS/usr/bin/hackbench" ]; then
 	info "no guest userland yet: running guest-rootfs"
 	"$TOP/scripts/guest-rootfs.sh" || die "$E_FAIL" "guest-rootfs failed"
 fi
-if [[ " $BENCH_SCENARIOS " == *" lpi "* ]] && [ ! -x "$KSFT_OUT/kvm/aarch64/vgic_lpi_stress" ]; then
+if [[ " $BENCH_SCENARIOS " == *" lpi "* || " $BENCH_SCENARIOS " == *" exit_cost "* ]] &&
+	{ [ ! -x "$KSFT_OUT/kvm/aarch64/vgic_lpi_stress" ] || [ ! -x "$KSFT_OUT/kvm/aarch64/vmid_isolation" ]; }; then
 	info "no selftests yet: running selftests"
 	TREE=$TREE "$TOP/scripts/selftests.sh" || die "$E_FAIL" "selftests failed"
 fi
 
 # ---- 1. kernels
+# A worktree of an earlier build/linux (make apply re-creates the tree) has
+# lost its git directory: it holds nothing but a checkout of the stock tag.
+if [ -e "$STOCK_TREE/.git" ] && ! git -C "$STOCK_TREE" rev-parse -q --git-dir >/dev/null 2>&1; then
+	warn "$STOCK_TREE belongs to an earlier build/linux: re-creating it"
+	rm -rf "$STOCK_TREE"
+fi
 if [ ! -e "$STOCK_TREE/.git" ]; then
 	[ ! -e "$STOCK_TREE" ] || die "$E_USAGE" "$STOCK_TREE exists but is no git worktree: remove it"
 	git -C "$TREE" worktree prune

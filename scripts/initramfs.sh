@@ -123,11 +123,12 @@ case " $STAGES " in
 	find "$root/ksft" -name '*.o' -o -name '*.d' -o -name '*.a' | xargs -r rm -f
 	;;
 *" bench "*)
-	# The bench stage runs only vgic_lpi_stress.
-	lpi=$KSFT_OUT/kvm/aarch64/vgic_lpi_stress
-	[ -x "$lpi" ] || die $E_USAGE "no $lpi: run 'make selftests' first"
+	# The bench stage runs only vgic_lpi_stress and vmid_isolation.
 	mkdir -p "$root/ksft/kvm/aarch64"
-	cp -a "$lpi" "$root/ksft/kvm/aarch64/"
+	for t in vgic_lpi_stress vmid_isolation; do
+		[ -x "$KSFT_OUT/kvm/aarch64/$t" ] || die $E_USAGE "no $KSFT_OUT/kvm/aarch64/$t: run 'make selftests' first"
+		cp -a "$KSFT_OUT/kvm/aarch64/$t" "$root/ksft/kvm/aarch64/"
+	done
 	;;
 esac
 

@@ -10,7 +10,7 @@
 # from scripts/bench.sh's settings; the defaults below are bench.sh's full
 # mode). Which scenarios: the kernel command line, so that one initramfs
 # serves several boots:
-#   workbench.bench=hackbench_l1,nested_rollover,lpi   (default: all three)
+#   workbench.bench=hackbench_l1,nested_rollover,lpi,exit_cost   (default: all four)
 #   kvm-arm.vmid_bits=N   (patched kernel only) the nested scenario is then
 #                         reported as nested_rollover_vmidN, and fails when
 #                         the kernel did not apply the limit
@@ -40,6 +40,13 @@
 #                  when its -h output lists them, the churn (-c) and
 #                  miss-cost (-m) modes, whose own "BENCH lpi_churn ..." and
 #                  "BENCH lpi_miss devices=D ..." lines are passed through.
+# exit_cost        (issue 5 figure 3) the cost of a guest exit round trip,
+#                  which loads the vCPU again and so runs the VMID fast path,
+#                  with 1, 2 and 4 VMs of one vCPU each at once (the L1
+#                  guest has 2 CPUs): vmid_isolation -n N -d SECONDS -i 1
+#                  (one guest read between two exits to userspace):
+#                  "BENCH exit_cost vms=N ns_per_exit=<per VM: SECONDS /
+#                  its round trips> exits=<all VMs' round trips>"
 #
 # A run that fails prints its output as "# " comments and "not ok"; BENCH
 # lines of a failed run are commented out ("# failed-run: BENCH ...") so the
@@ -53,8 +60,10 @@ T=$R/tmp
 BENCH_HB_L1_GROUPS=${BENCH_HB_L1_GROUPS:-10}
 BENCH_HB_L1_LOOPS=${BENCH_HB_L1_LOOPS:-40}
 BENCH_HB_L1_RUNS=${BENCH_HB_L1_RUNS:-3}
-BENCH_LPI_CONFIGS=${BENCH_LPI_CONFIGS:--v 1 -d 1 -e 1 -i 20000;-v 2 -d 2 -e 16 -i 500;-v 2 -d 2 -e 17 -i 500;-v 2 -d 4 -e 1 -i 5000;-v 1 -d 1 -e 17 -i 1000}
-BENCH_LPI_CHURN_ARGS=${BENCH_LPI_CHURN_ARGS:--c -v 2 -d 2 -e 16 -i 200}
+BENCH_LPI_CONFIGS=${BENCH_LPI_CONFIGS:--v 1 -d 1 -e 1 -i 200000;-v 2 -d 2 -e 16 -i 8000;-v 2 -d 2 -e 17 -i 8000;-v 2 -d 4 -e 1 -i 60000;-v 1 -d 1 -e 17 -i 12000}
+BENCH_LPI_CHURN_ARGS=${BENCH_LPI_CHURN_ARGS:--c -v 2 -d 2 -e 256 -i 2000 -r 200}
+BENCH_EXIT_VMS=${BENCH_EXIT_VMS:-1 2 4}
+BENCH_EXIT_SECONDS=${BENCH_EXIT_SECONDS:-5}
 BENCH_LPI_MISS_ARGS=${BENCH_LPI_MISS_ARGS:--m -v 1}
 BENCH_LPI_MISS_DEVICES=${BENCH_LPI_MISS_DEVICES:-1 1024}
 BENCH_LPI_TIMEOUT=${BENCH_LPI_TIMEOUT:-300}
@@ -64,9 +73,10 @@ L2_MEM=${L2_MEM:-256}
 L2_TIMEOUT=${L2_TIMEOUT:-900}
 DBG=$R/sys/kernel/debug
 LPI_BIN=$R/ksft/kvm/aarch64/vgic_lpi_stress
+ISO_BIN=$R/ksft/kvm/aarch64/vmid_isolation
 
 cmdline=" $(cat "$R/proc/cmdline") "
-want=hackbench_l1,nested_rollover,lpi
+want=hackbench_l1,nested_rollover,lpi,exit_cost
 case $cmdline in
 *" workbench.bench="*)
 	want=${cmdline##* workbench.bench=}
@@ -380,10 +390,37 @@ sc_lpi() {
 	fi
 }
 
+# ---- exit_cost
+sc_exit_cost() {
+	why=
+	for v in $BENCH_EXIT_VMS; do
+		echo "# exit_cost: command: vmid_isolation -n $v -d $BENCH_EXIT_SECONDS -i 1"
+		if [ ! -x "$ISO_BIN" ]; then
+			why="no $ISO_BIN"
+			break
+		fi
+		(cd "$(dirname "$ISO_BIN")" && timeout -k 10 $((BENCH_EXIT_SECONDS + 120)) \
+			"$ISO_BIN" -n "$v" -d "$BENCH_EXIT_SECONDS" -i 1 >"$T/exit.out" 2>&1)
+		r=$?
+		# "<n> VMs, <d> s: <rounds> rounds of 1 reads, ..."
+		rounds=$(sed -n 's/.* s: \([0-9]*\) rounds of .*/\1/p' "$T/exit.out" | head -n 1)
+		if [ "$r" != 0 ] || ! isnum "$rounds" || [ "$rounds" = 0 ]; then
+			comment "$T/exit.out"
+			why="${why:+$why; }-n $v: exit=$r"
+			continue
+		fi
+		grep -v '^BENCH ' "$T/exit.out" | sed 's/^/# /' | tail -n 2
+		echo "BENCH exit_cost vms=$v ns_per_exit=$(awk -v d="$BENCH_EXIT_SECONDS" -v v="$v" -v r="$rounds" \
+			'BEGIN { printf "%.1f", d * 1e9 * v / r }') exits=$rounds"
+	done
+	tap exit_cost "$why"
+}
+
 # ---- main
 n=0
 wanted hackbench_l1 && n=$((n + 1))
 wanted nested_rollover && n=$((n + 1))
+wanted exit_cost && n=$((n + 1))
 if wanted lpi; then
 	oldifs=$IFS
 	IFS=';'
@@ -393,8 +430,8 @@ if wanted lpi; then
 fi
 for s in $(echo "$want" | tr ',' ' '); do
 	case $s in
-	hackbench_l1 | nested_rollover | lpi) ;;
-	*) echo "# unknown scenario '$s' in workbench.bench= (have: hackbench_l1 nested_rollover lpi)" ;;
+	hackbench_l1 | nested_rollover | lpi | exit_cost) ;;
+	*) echo "# unknown scenario '$s' in workbench.bench= (have: hackbench_l1 nested_rollover lpi exit_cost)" ;;
 	esac
 done
 echo "KTAP version 1"
@@ -403,4 +440,5 @@ echo "# bench: $(uname -r), $(nproc) cpus, scenarios: $want; cmdline:$cmdline"
 wanted hackbench_l1 && sc_hackbench_l1
 wanted nested_rollover && sc_nested_rollover
 wanted lpi && sc_lpi
+wanted exit_cost && sc_exit_cost
 [ "$failed" = 0 ]
