@@ -44,7 +44,7 @@ from report import SPLAT, read  # the same splat patterns as make check
 LOG_RE = re.compile(r"^bench-(stock|patched)-(?:([A-Za-z0-9_]+)-)?(\d+)\.log$")
 COST_RE = re.compile(r"^# callgrind: (\S+) instr/(\S+) stock=([0-9.]+) lib=([0-9.]+)")
 # Keys that describe a measurement rather than being one.
-PARAM_KEYS = {"run", "guests", "devices", "vmid_bits", "events", "vcpus",
+PARAM_KEYS = {"run", "guests", "devices", "vms", "vmid_bits", "events", "vcpus",
               "iters", "iterations", "pair"}
 # Keys that are part of a metric's identity (lpi_miss at 1 vs 1024 devices).
 IDENTITY_KEYS = ("devices", "vms")
