@@ -32,11 +32,14 @@ if [ -n "$listed" ] && [ ! -f "$PATCH_DIR/0000-cover-letter.patch" ]; then
 	bad "patches/0000-cover-letter.patch missing (make export writes it)"
 fi
 
-# What a checkpatch + get_maintainer verdict depends on besides the patch.
+# What a checkpatch + get_maintainer verdict depends on besides the patch:
+# the tools and their data in TREE, this script (its --ignore list) and
+# CHECKPATCH_FLAGS.
 tool_key=
 if [ -x "$TREE/scripts/checkpatch.pl" ]; then
 	tool_key=$( (cd "$TREE" && cat scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch \
-		scripts/get_maintainer.pl MAINTAINERS 2>/dev/null; echo "${CHECKPATCH_FLAGS:-}") | sha256sum | cut -c1-16)
+		scripts/get_maintainer.pl MAINTAINERS 2>/dev/null; cat "$TOP/scripts/check-series.sh"; echo "${CHECKPATCH_FLAGS:-}") |
+		sha256sum | cut -c1-16)
 fi
 vdir=$CACHE_DIR/verdicts/checkpatch
 ncached=0
@@ -50,7 +53,7 @@ for p in $listed; do
 	body=$(awk '/^Subject:/{s=1;next} s&&/^---$/{exit} s' "$f" |
 		grep -v '^\(Signed-off-by\|Cc\|Link\|Fixes\|Reviewed-by\):' | grep -c '[a-z]' || true)
 	[ "$body" -ge 2 ] || bad "$p: no commit message body (say why)"
-	vfile=$vdir/$(cat "$f" | sha256sum | cut -c1-16)-$tool_key
+	vfile=$vdir/$(sha256sum <"$f" | cut -c1-16)-$tool_key
 	if [ -x "$TREE/scripts/checkpatch.pl" ] && [ "${VERDICT_CACHE:-1}" = 1 ] && [ -e "$vfile" ]; then
 		ncached=$((ncached + 1))
 	elif [ -x "$TREE/scripts/checkpatch.pl" ]; then
