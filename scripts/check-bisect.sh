@@ -12,9 +12,10 @@ need_cmd git
 
 TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 BISECT_O=$(realpath -m "${BISECT_O:-$TOP/build/bisect-out}")
-# Kbuild rebuilds everything when the source path changes: reuse a path and
-# output directory pair to stay incremental (kernel-mutants leaves
-# BISECT_TREE=build/mutant-tree BISECT_O=build/kernel-mutant behind).
+# The worktree is checked out afresh, so Kbuild recompiles everything, and
+# ccache only hits for the same source path and output directory pair:
+# reuse one that has been built before (e.g. BISECT_TREE=build/mutant-tree
+# BISECT_O=build/kernel-mutant after make kernel-mutants).
 WT=$(realpath -m "${BISECT_TREE:-$TOP/build/bisect-tree}")
 KSFT_O=$BISECT_O-selftests
 [ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"

@@ -17,12 +17,12 @@ stage=soak
 DURATION=${DURATION:-3600}
 case $DURATION in '' | *[!0-9]* | 0) die $E_USAGE "DURATION='$DURATION' is not a positive number of seconds" ;; esac
 
-RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
-RESULTS=${RESULTS:-$RESULTS_DIR/$(date -u +%Y%m%dT%H%M%SZ)-soak}
-mkdir -p "$RESULTS/logs"
-ln -sfn "$(basename "$RESULTS")" "$RESULTS_DIR/latest"
-export RESULTS
-info "profile $PROFILE, $DURATION s; results in $RESULTS"
+# The forced-rollover parameters of the kpti-rollover variant, as
+# kernel-mutants takes them.
+line=$(grep -E '^kpti-rollover *\|' "$TOP/selftests/variants.txt") ||
+	die $E_USAGE "no kpti-rollover line in selftests/variants.txt"
+append=$(echo "$line" | cut -d'|' -f2 | xargs)
+smp=$(echo "$line" | cut -d'|' -f5 | grep -o 'QEMU_SMP=[0-9]*' | cut -d= -f2 || true)
 
 IMAGE=$KERNEL_O/arch/arm64/boot/Image
 if [ ! -f "$IMAGE" ]; then
@@ -32,28 +32,24 @@ fi
 [ -x "$TOP/build/selftests/kvm/aarch64/vmid_isolation" ] ||
 	"$TOP/scripts/selftests.sh" || die $E_FAIL "selftests failed"
 
-: >"$RESULTS/stages.tsv"
-OUT=$TOP/build/initramfs/soak.cpio.gz
-SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" OUT=$OUT \
-	"$TOP/scripts/initramfs.sh" || die $E_FAIL "initramfs failed"
+RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
+RESULTS=${RESULTS:-$RESULTS_DIR/$(date -u +%Y%m%dT%H%M%SZ)-soak}
+export RESULTS
+info "profile $PROFILE, $DURATION s, $append on ${smp:-2} vCPUs; results in $RESULTS"
 
-# The guest loops DURATION seconds; a debug kernel under TCG needs up to
-# about half an hour more for the last iteration, the scan and the boot.
-t0=$(date +%s)
+# run.sh records the stages, writes the report (which fails on any splat)
+# and exits with the first failure's code. The guest loops DURATION
+# seconds; a debug kernel under TCG needs up to about half an hour more for
+# the last iteration, the scan and the boot.
 set +e
-INITRD=$OUT CONSOLE_LOG=$RESULTS/console.log TIMEOUT=$((DURATION + 1800)) QEMU_SMP=3 \
-	APPEND_EXTRA="kpti=1 arm64_asid_bits=4 kvm-arm.vmid_bits=4 ${APPEND_EXTRA:-}" \
-	"$TOP/scripts/boot.sh" 2>&1 | tee "$RESULTS/logs/stage-boot.log"
-rc=${PIPESTATUS[0]}
-dt=$(($(date +%s) - t0))
-printf 'boot\t%s\t%s\t%s\n' "$([ "$rc" = 0 ] && echo PASS || echo FAIL)" "$dt" "$rc" >>"$RESULTS/stages.tsv"
-python3 "$TOP/scripts/report.py" "$RESULTS" >"$RESULTS/report.out" 2>&1
-rrc=$?
+SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" TIMEOUT=$((DURATION + 1800)) \
+	QEMU_SMP=${smp:-2} APPEND_EXTRA="$append ${APPEND_EXTRA:-}" STAGES_HOST="initramfs boot" \
+	"$TOP/scripts/run.sh"
+rc=$?
 set -e
 {
 	grep -h '^# soak iteration\|^SOAK ' "$RESULTS/console.log" || true
 	echo "splat lines: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"]["console_splats"])' "$RESULTS/results.json" 2>/dev/null || echo '?')"
 } | tee "$RESULTS/soak.txt"
-[ "$rc" = 0 ] || die "$rc" "soak boot failed (rc=$rc); console: $RESULTS/console.log"
-[ "$rrc" = 0 ] || die $E_FAIL "report failed or found failures/splats: $(tail -n 1 "$RESULTS/report.out")"
+[ "$rc" = 0 ] || die "$rc" "soak failed (rc=$rc): see $RESULTS/SUMMARY.md"
 info "PASS: $(grep '^SOAK ' "$RESULTS/console.log" | tail -n 1) in $(elapsed)"
