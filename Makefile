@@ -24,7 +24,7 @@ CHECK := deps fetch apply check-series model harness build selftests guest-rootf
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
 	guest-rootfs initramfs boot variants report model harness workbench-selftest \
-	check-bisect kernel-mutants bench bench-report soak clean distclean
+	check-bisect kernel-mutants bench bench-report soak debug-compare clean distclean
 
 all:
 	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
@@ -55,9 +55,10 @@ help:
 	@echo '  bench         stock vs patched kernel, alternating boots, ratios + plots (not in check)'
 	@echo '  bench-report  rebuild bench.json, plots, tables from results/latest bench logs'
 	@echo '  soak          DURATION=<s> (3600): debug kernel, forced rollovers, loop isolation + LPI churn + nested guests'
+	@echo '  debug-compare PROFILE=debug|kcsan: stock vs patched debug kernels, same tests, splat counts by kind'
 	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
 
-deps fetch export check-series build selftests guest-rootfs initramfs boot variants model harness workbench-selftest check-bisect kernel-mutants bench soak:
+deps fetch export check-series build selftests guest-rootfs initramfs boot variants model harness workbench-selftest check-bisect kernel-mutants bench soak debug-compare:
 	@scripts/$@.sh
 
 apply tree:

@@ -37,6 +37,12 @@
 #                             with virtualization=on and nested guests:
 #                             measured: see Documentation/benchmarks.md)
 #   BENCH_SCENARIOS ("hackbench_l1 nested_rollover lpi exit_cost")
+#   BENCH_PATCHED_REV (HEAD)  revision of build/linux to compare with stock,
+#                             e.g. the last patch of a part of the series,
+#                             to find which patches make a difference; other
+#                             than HEAD it is checked out as the worktree
+#                             build/bench-rev-tree and built into
+#                             build/kernel-bench-rev; needs BENCH_VMID_BITS=0
 #   BENCH_CONFIGS ("base kvm test kunit bench")  fragments for both kernels
 #   BENCH_COST (1)            0: skip cost.sh
 #   BENCH_TIMEOUT ($TIMEOUT or 1800 / 900)  seconds per boot
@@ -155,12 +161,27 @@ done
 TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 STOCK_TREE=$TOP/build/stock-tree
 STOCK_O=$TOP/build/kernel-stock
+PATCHED_TREE=$TREE
 PATCHED_O=$TOP/build/kernel-bench
+patched_audit=fail
+BENCH_PATCHED_REV=${BENCH_PATCHED_REV:-HEAD}
 KSFT_OUT=$(realpath -m "${KSFT_OUT:-$TOP/build/selftests}")
 export KSFT_OUT
 [ -e "$TREE/.git" ] || die "$E_USAGE" "no kernel tree at $TREE: run 'make apply' first"
 git -C "$TREE" rev-parse -q --verify 'stock^{commit}' >/dev/null ||
 	die "$E_USAGE" "no tag 'stock' in $TREE: run 'make apply' first"
+patched_rev=$(git -C "$TREE" rev-parse -q --verify "$BENCH_PATCHED_REV^{commit}") ||
+	die "$E_USAGE" "BENCH_PATCHED_REV='$BENCH_PATCHED_REV' is not a revision of $TREE"
+git -C "$TREE" merge-base --is-ancestor stock "$patched_rev" ||
+	die "$E_USAGE" "BENCH_PATCHED_REV='$BENCH_PATCHED_REV' does not contain the stock tag"
+if [ "$patched_rev" != "$(git -C "$TREE" rev-parse HEAD)" ]; then
+	PATCHED_TREE=$TOP/build/bench-rev-tree
+	PATCHED_O=$TOP/build/kernel-bench-rev
+	patched_audit=skip
+	if [ "$BENCH_VMID_BITS" != 0 ] && [[ " $BENCH_SCENARIOS " == *" nested_rollover "* ]]; then
+		die "$E_USAGE" "BENCH_PATCHED_REV='$BENCH_PATCHED_REV' is not HEAD: set BENCH_VMID_BITS=0 (the clamped boot needs the whole series)"
+	fi
+fi
 
 RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
 ts=$(date -u +%Y%m%dT%H%M%SZ)
@@ -195,25 +216,8 @@ if [[ " $BENCH_SCENARIOS " == *" lpi "* || " $BENCH_SCENARIOS " == *" exit_cost 
 fi
 
 # ---- 1. kernels
-# A worktree of an earlier build/linux (make apply re-creates the tree) has
-# lost its git directory: it holds nothing but a checkout of the stock tag.
-if [ -e "$STOCK_TREE/.git" ] && ! git -C "$STOCK_TREE" rev-parse -q --git-dir >/dev/null 2>&1; then
-	warn "$STOCK_TREE belongs to an earlier build/linux: re-creating it"
-	rm -rf "$STOCK_TREE"
-fi
-if [ ! -e "$STOCK_TREE/.git" ]; then
-	[ ! -e "$STOCK_TREE" ] || die "$E_USAGE" "$STOCK_TREE exists but is no git worktree: remove it"
-	git -C "$TREE" worktree prune
-	run git -C "$TREE" worktree add --detach "$STOCK_TREE" stock
-else
-	want=$(git -C "$TREE" rev-parse 'stock^{commit}')
-	have=$(git -C "$STOCK_TREE" rev-parse HEAD)
-	if [ "$want" != "$have" ]; then
-		[ -z "$(git -C "$STOCK_TREE" status --porcelain --untracked-files=no)" ] ||
-			die "$E_USAGE" "$STOCK_TREE is not at tag stock and has local changes; remove it: git -C $TREE worktree remove --force $STOCK_TREE"
-		run git -C "$STOCK_TREE" checkout -q --detach "$want"
-	fi
-fi
+ensure_worktree "$TREE" "$STOCK_TREE" "$(git -C "$TREE" rev-parse 'stock^{commit}')"
+[ "$PATCHED_TREE" = "$TREE" ] || ensure_worktree "$TREE" "$PATCHED_TREE" "$patched_rev"
 
 frags=$(for c in $BENCH_CONFIGS; do cat "$TOP/configs/$c.config"; done)
 build_kernel() { # build_kernel KIND TREE O [AUDIT_MISSING]
@@ -231,7 +235,7 @@ build_kernel() { # build_kernel KIND TREE O [AUDIT_MISSING]
 		die "$E_FAIL" "$kind kernel build failed (log: $o/build.log)"
 }
 build_kernel stock "$STOCK_TREE" "$STOCK_O" skip
-build_kernel patched "$TREE" "$PATCHED_O"
+build_kernel patched "$PATCHED_TREE" "$PATCHED_O" "$patched_audit"
 STOCK_IMAGE=$STOCK_O/arch/arm64/boot/Image
 PATCHED_IMAGE=$PATCHED_O/arch/arm64/boot/Image
 
@@ -240,15 +244,15 @@ PATCHED_IMAGE=$PATCHED_O/arch/arm64/boot/Image
 	echo "command=${user_vars}make bench"
 	for v in $(compgen -v | grep -E '^BENCH_[A-Z0-9_]+$'); do echo "$v=${!v}"; done
 	echo "stock_commit=$(git -C "$STOCK_TREE" rev-parse HEAD)"
-	echo "patched_commit=$(git -C "$TREE" rev-parse HEAD)"
-	echo "patched_describe=$(git -C "$TREE" log -1 --format='%h %s')"
-	echo "patched_patches=$(git -C "$TREE" rev-list --count stock..HEAD)"
+	echo "patched_commit=$patched_rev"
+	echo "patched_describe=$(git -C "$TREE" log -1 --format='%h %s' "$patched_rev")"
+	echo "patched_patches=$(git -C "$TREE" rev-list --count "stock..$patched_rev")"
 	echo "stock_image=$STOCK_IMAGE"
 	echo "patched_image=$PATCHED_IMAGE"
 	echo "stock_image_sha256=$(sha256sum "$STOCK_IMAGE" | cut -d' ' -f1)"
 	echo "patched_image_sha256=$(sha256sum "$PATCHED_IMAGE" | cut -d' ' -f1)"
 	echo "build_stock=TREE=$STOCK_TREE O=$STOCK_O CONFIGS=\"$BENCH_CONFIGS\" AUDIT_MISSING=skip scripts/build.sh"
-	echo "build_patched=TREE=$TREE O=$PATCHED_O CONFIGS=\"$BENCH_CONFIGS\" scripts/build.sh"
+	echo "build_patched=TREE=$PATCHED_TREE O=$PATCHED_O CONFIGS=\"$BENCH_CONFIGS\" AUDIT_MISSING=$patched_audit scripts/build.sh"
 	echo "host_cpus=$(nproc)"
 	echo "host_mem_kib=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)"
 	echo "host_cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"

@@ -73,6 +73,29 @@ quote_cmd() {
 	done
 	printf '%s' "${out% }"
 }
+# ensure_worktree TREE DIR REV: DIR is a worktree of the git tree TREE,
+# checked out at REV (a commit id). A worktree of an earlier build/linux
+# (make apply re-creates the tree) has lost its git directory and holds
+# nothing but a checkout: it is re-created. Dies if DIR has local changes.
+ensure_worktree() {
+	local tree=$1 dir=$2 want=$3 have
+	if [ -e "$dir/.git" ] && ! git -C "$dir" rev-parse -q --git-dir >/dev/null 2>&1; then
+		warn "$dir belongs to an earlier build/linux: re-creating it"
+		rm -rf "$dir"
+	fi
+	if [ ! -e "$dir/.git" ]; then
+		[ ! -e "$dir" ] || die $E_USAGE "$dir exists but is no git worktree: remove it"
+		git -C "$tree" worktree prune
+		run git -C "$tree" worktree add --detach "$dir" "$want"
+		return
+	fi
+	have=$(git -C "$dir" rev-parse HEAD)
+	if [ "$want" != "$have" ]; then
+		[ -z "$(git -C "$dir" status --porcelain --untracked-files=no)" ] ||
+			die $E_USAGE "$dir is not at $want and has local changes; remove it: git -C $tree worktree remove --force $dir"
+		run git -C "$dir" checkout -q --detach "$want"
+	fi
+}
 need_cmd() {
 	local c
 	for c in "$@"; do

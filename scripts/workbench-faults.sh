@@ -33,12 +33,20 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..8"
+echo "1..13"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
 expect unknown-config-fragment 1 "config fragment 'nosuch' not found" \
 	env CONFIGS=nosuch O="$tmp/cfg0" "$TOP/scripts/build.sh"
+expect unknown-profile 1 "PROFILE='nosuch' is not a profile" \
+	env PROFILE=nosuch "$TOP/scripts/build.sh"
+expect bad-soak-duration 1 "DURATION='1h' is not a positive number of seconds" \
+	env DURATION=1h RESULTS_DIR="$tmp/r" "$TOP/scripts/soak.sh"
+expect bad-bench-revision 1 "BENCH_PATCHED_REV='no-such-rev' is not a revision" \
+	env BENCH_PATCHED_REV=no-such-rev RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
+expect debug-compare-default-profile 1 "PROFILE=default has no debug options" \
+	env PROFILE=default RESULTS_DIR="$tmp/r" "$TOP/scripts/debug-compare.sh"
 
 # 2. A patch that does not apply: fail (2) naming the patch.
 mkdir -p "$tmp/s/patches"
@@ -96,6 +104,16 @@ expect guest-panics 255 "guest kernel panicked" \
 expect guest-hangs 124 "QEMU timed out after 20s" \
 	env INITRD="$tmp/ok.cpio.gz" CONSOLE_LOG="$tmp/hang.log" TIMEOUT=20 \
 	APPEND_EXTRA=workbench.fault=hang "$TOP/scripts/boot.sh"
+
+# Bad input loses nothing: none of the refused runs made a results directory.
+n=$((n + 1))
+if [ -e "$tmp/r" ]; then
+	echo "not ok $n refused-runs-leave-no-results # $(ls "$tmp/r" | tr '\n' ' ')"
+	nfail=$((nfail + 1))
+else
+	echo "ok $n refused-runs-leave-no-results"
+	npass=$((npass + 1))
+fi
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" = 0 ] || exit $E_FAIL
