@@ -41,13 +41,15 @@ printf '$ %s\n' "$shown"
 info "console: $CONSOLE_LOG (timeout ${TIMEOUT}s)"
 
 set +e
+# stdbuf: tr would hold up to 4 KiB of console back from the log file
+# while the guest is quiet (a soak iteration prints one line in minutes).
 if [ "${QUIET:-1}" = 1 ] && [ "$V" != 1 ]; then
 	# Show only the workbench's own lines live (stage progress).
-	timeout --foreground -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | tr -d '\r' |
+	timeout --foreground -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | stdbuf -oL tr -d '\r' |
 		tee -a "$CONSOLE_LOG" | grep --line-buffered -E '^(WORKBENCH|BENCH |# selftests:|(not )?ok [0-9]+ (selftests|l2-guest|kvm-|bench-))'
 	qrc=${PIPESTATUS[0]}
 else
-	timeout --foreground -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | tr -d '\r' | tee -a "$CONSOLE_LOG"
+	timeout --foreground -k 10 "$TIMEOUT" "${cmd[@]}" </dev/null 2>&1 | stdbuf -oL tr -d '\r' | tee -a "$CONSOLE_LOG"
 	qrc=${PIPESTATUS[0]}
 fi
 set -e
