@@ -321,7 +321,11 @@ done
 
 # ---- 5. report
 set +e
-python3 "$TOP/scripts/bench-report.py" "$RESULTS"
+# Documentation/benchmarks.md keeps the latest run of the whole series;
+# a run of part of it (BENCH_PATCHED_REV) only goes to its results.
+doc_arg=()
+[ "$PATCHED_TREE" = "$TREE" ] || doc_arg=(--no-doc)
+python3 "$TOP/scripts/bench-report.py" "${doc_arg[@]}" "$RESULTS"
 rrc=$?
 set -e
 [ "$rrc" = 0 ] || fail "$rrc" "bench-report.py failed (rc=$rrc)"
