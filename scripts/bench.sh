@@ -321,10 +321,12 @@ done
 
 # ---- 5. report
 set +e
-# Documentation/benchmarks.md keeps the latest run of the whole series;
-# a run of part of it (BENCH_PATCHED_REV) only goes to its results.
+# Documentation/benchmarks.md keeps the latest run of the whole series
+# with every scenario; a run of part of the series (BENCH_PATCHED_REV) or
+# of some scenarios (BENCH_SCENARIOS) only goes to its results.
 doc_arg=()
-[ "$PATCHED_TREE" = "$TREE" ] || doc_arg=(--no-doc)
+[ "$PATCHED_TREE" = "$TREE" ] && [ "$(echo $BENCH_SCENARIOS | xargs -n1 | sort | xargs)" = "exit_cost hackbench_l1 lpi nested_rollover" ] ||
+	doc_arg=(--no-doc)
 python3 "$TOP/scripts/bench-report.py" "${doc_arg[@]}" "$RESULTS"
 rrc=$?
 set -e
