@@ -19,6 +19,10 @@ It prints the number of patched splat lines that fail the comparison, the
     plus the KCSAN reports whose site is both "kvm" and "new". KCSAN
     reports races all over a kernel (stock's included); a race in code the
     series does not touch is reported, not judged.
+Under kcsan, each console must also show "kcsan: enabled early": a
+kernel with KCSAN built in but not enabled reports nothing, and its 0
+would read as "no race" (the first KCSAN boot, 2026-11-30, had
+KCSAN_EARLY_ENABLE off). Without that line the script exits 3.
 Can be re-run on an existing results directory.
 """
 import os
@@ -65,6 +69,10 @@ def main():
     for kind in KERNELS:
         path = os.path.join(res, kind, "console.log")
         lines = open(path, errors="replace").read().splitlines() if os.path.exists(path) else []
+        if profile == "kcsan" and not any("kcsan: enabled early" in ln for ln in lines):
+            sys.stderr.write("E: splat-compare: %s: no 'kcsan: enabled early' line: KCSAN was "
+                             "not running, its reports would mean nothing\n" % path)
+            sys.exit(3)
         splats = [TS.sub("", ln) for ln in lines if SPLAT.search(ln)]
         counts = {k: 0 for k, _ in KINDS}
         counts["other"] = 0

@@ -33,7 +33,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..14"
+echo "1..15"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -49,13 +49,16 @@ expect debug-compare-default-profile 1 "PROFILE=default has no debug options" \
 	env PROFILE=default RESULTS_DIR="$tmp/r" "$TOP/scripts/debug-compare.sh"
 
 # debug-compare's judge (scripts/splat-compare.py), on two made-up
-# consoles. Under kcsan it must count the patched WARNING and the race new
-# in ASID code (2), not the KVM race stock shows too nor the race outside
-# KVM; under debug every patched splat line (5).
+# consoles of kernels that enabled KCSAN. Under kcsan it must count the
+# patched WARNING and the race new in ASID code (2), not the KVM race
+# stock shows too nor the race outside KVM; under debug every patched
+# splat line (5).
 mkdir -p "$tmp/sc/stock" "$tmp/sc/patched"
-printf '%s\n' '[    1.0] BUG: KCSAN: data-race in foo+0x1/0x20 / bar+0x2/0x30' \
+printf '%s\n' '[    0.1] kcsan: enabled early' \
+	'[    1.0] BUG: KCSAN: data-race in foo+0x1/0x20 / bar+0x2/0x30' \
 	'[    2.0] BUG: KCSAN: data-race in kvm_vcpu_x+0x1/0x2 / vgic_y+0x3/0x4' >"$tmp/sc/stock/console.log"
-printf '%s\n' '[    1.0] BUG: KCSAN: data-race in bar+0x9/0x30 / foo+0x1/0x20' \
+printf '%s\n' '[    0.1] kcsan: enabled early' \
+	'[    1.0] BUG: KCSAN: data-race in bar+0x9/0x30 / foo+0x1/0x20' \
 	'[    2.0] BUG: KCSAN: data-race in vgic_y+0x3/0x4 / kvm_vcpu_x+0x1/0x2' \
 	'[    3.0] BUG: KCSAN: data-race in asid_new+0x1/0x2 / baz+0x1/0x2' \
 	'[    4.0] BUG: KCSAN: data-race in qux+0x1/0x2' \
@@ -64,6 +67,10 @@ expect splat-compare-gates 0 "^gates 2 5$" sh -c \
 	'k=$(python3 "$1/scripts/splat-compare.py" "$2" kcsan | tail -n 1) &&
 	 d=$(python3 "$1/scripts/splat-compare.py" "$2" debug | tail -n 1) && echo "gates $k $d"' \
 	sh "$TOP" "$tmp/sc"
+# A KCSAN kernel that never enabled KCSAN reports nothing: refuse to judge.
+sed -i '/kcsan: enabled early/d' "$tmp/sc/patched/console.log"
+expect splat-compare-kcsan-off 3 "no 'kcsan: enabled early' line" \
+	python3 "$TOP/scripts/splat-compare.py" "$tmp/sc" kcsan
 
 # 2. A patch that does not apply: fail (2) naming the patch.
 mkdir -p "$tmp/s/patches"
