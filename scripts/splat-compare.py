@@ -43,8 +43,9 @@ KINDS = [
     ("ID alias", r"\b(?:asid|vmid): ID \d+ shared by two contexts"),
 ]
 # "BUG: KCSAN: data-race in f+0x1c/0x40 / g+0x8/0x20", "... in f / g",
-# "BUG: KCSAN: data-race in f" (one side unknown).
-KCSAN_SITE = re.compile(r"KCSAN: (\S+) in (.*)$")
+# "BUG: KCSAN: data-race in f" (one side unknown), "BUG: KCSAN: assert:
+# race in f / g" (ASSERT_EXCLUSIVE_*).
+KCSAN_SITE = re.compile(r"KCSAN: (.+?) in (.*)$")
 # Functions of the code the series changes: KVM (kvm_*, __kvm_*), the
 # vgic and its ITS, the ASID/VMID library and its two users.
 KVM_FN = re.compile(r"kvm|vgic|_its_|^its_|asid|vmid|new_context|flush_context|"
