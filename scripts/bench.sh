@@ -97,7 +97,8 @@ dflt BENCH_PAIRS 3 1
 dflt BENCH_REBUILD 1 1
 dflt BENCH_COST 1 1
 dflt BENCH_VMID_BITS 3 3
-dflt BENCH_SCENARIOS "hackbench_l1 nested_rollover lpi exit_cost" "hackbench_l1 nested_rollover lpi exit_cost"
+all_scenarios="hackbench_l1 nested_rollover lpi exit_cost"
+dflt BENCH_SCENARIOS "$all_scenarios" "$all_scenarios"
 dflt BENCH_EXIT_VMS "1 2 4" "1 2 4"
 dflt BENCH_EXIT_SECONDS 5 3
 dflt BENCH_CONFIGS "base kvm test kunit bench" "base kvm test kunit bench"
@@ -149,9 +150,8 @@ lpi_re='^[- 0-9a-zA-Z;]+$'
 [[ $BENCH_LPI_CONFIGS =~ $lpi_re ]] ||
 	die "$E_USAGE" "BENCH_LPI_CONFIGS='$BENCH_LPI_CONFIGS': only options, numbers and ';' between configurations"
 for s in $BENCH_SCENARIOS; do
-	case $s in hackbench_l1 | nested_rollover | lpi | exit_cost) ;;
-	*) die "$E_USAGE" "BENCH_SCENARIOS: unknown scenario '$s' (have: hackbench_l1 nested_rollover lpi exit_cost)" ;;
-	esac
+	[[ " $all_scenarios " == *" $s "* ]] ||
+		die "$E_USAGE" "BENCH_SCENARIOS: unknown scenario '$s' (have: $all_scenarios)"
 done
 [ -n "${BENCH_SCENARIOS// /}" ] || die "$E_USAGE" "BENCH_SCENARIOS is empty"
 for c in $BENCH_CONFIGS; do
@@ -325,8 +325,10 @@ set +e
 # with every scenario; a run of part of the series (BENCH_PATCHED_REV) or
 # of some scenarios (BENCH_SCENARIOS) only goes to its results.
 doc_arg=()
-[ "$PATCHED_TREE" = "$TREE" ] && [ "$(echo $BENCH_SCENARIOS | xargs -n1 | sort | xargs)" = "exit_cost hackbench_l1 lpi nested_rollover" ] ||
-	doc_arg=(--no-doc)
+[ "$PATCHED_TREE" = "$TREE" ] || doc_arg=(--no-doc)
+for s in $all_scenarios; do
+	[[ " $BENCH_SCENARIOS " == *" $s "* ]] || doc_arg=(--no-doc)
+done
 python3 "$TOP/scripts/bench-report.py" "${doc_arg[@]}" "$RESULTS"
 rrc=$?
 set -e

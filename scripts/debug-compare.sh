@@ -75,9 +75,8 @@ for kind in stock patched; do
 done
 
 # ---- 3. splat counts by kind (KCSAN: by race site too)
-python3 "$TOP/scripts/splat-compare.py" "$RESULTS" "$PROFILE" >"$RESULTS/splat-compare.out" ||
+python3 "$TOP/scripts/splat-compare.py" "$RESULTS" "$PROFILE" ||
 	die $E_FAIL "splat-compare.py failed on $RESULTS"
-sed '$d' "$RESULTS/splat-compare.out"
 gate=$(cat "$RESULTS/debug-compare.gate")
 
 [ "$worst" = 0 ] || die "$worst" "a boot panicked or hung (see $RESULTS/*.rc and run-*.log)"

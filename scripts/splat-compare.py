@@ -12,8 +12,8 @@ each marked "kvm" when a function belongs to KVM, the vgic or the ASID/VMID
 allocator (the code this series changes) and "new" when stock did not show
 the site.
 
-It prints the number of patched splat lines that fail the comparison, the
-"gate", on stdout's last line and in RESULTS/debug-compare.gate:
+It prints the tables and writes the number of patched splat lines that
+fail the comparison, the "gate", to RESULTS/debug-compare.gate:
   - debug profile: every patched splat line;
   - kcsan profile: every patched splat line that is not a KCSAN report,
     plus the KCSAN reports whose site is both "kvm" and "new". KCSAN
@@ -132,7 +132,6 @@ def main():
                     f.write("    %s\n" % ln)
         f.write("\nGate (patched splat lines that fail the comparison): %d\n" % gate)
     print(open(os.path.join(res, "debug-compare.md")).read())
-    print(gate)
 
 
 if __name__ == "__main__":

@@ -64,8 +64,9 @@ printf '%s\n' '[    0.1] kcsan: enabled early' \
 	'[    4.0] BUG: KCSAN: data-race in qux+0x1/0x2' \
 	'[    5.0] WARNING: CPU: 0 PID: 1 at x' >"$tmp/sc/patched/console.log"
 expect splat-compare-gates 0 "^gates 2 5$" sh -c \
-	'k=$(python3 "$1/scripts/splat-compare.py" "$2" kcsan | tail -n 1) &&
-	 d=$(python3 "$1/scripts/splat-compare.py" "$2" debug | tail -n 1) && echo "gates $k $d"' \
+	'python3 "$1/scripts/splat-compare.py" "$2" kcsan >/dev/null && k=$(cat "$2/debug-compare.gate") &&
+	 python3 "$1/scripts/splat-compare.py" "$2" debug >/dev/null && d=$(cat "$2/debug-compare.gate") &&
+	 echo "gates $k $d"' \
 	sh "$TOP" "$tmp/sc"
 # A KCSAN kernel that never enabled KCSAN reports nothing: refuse to judge.
 sed -i '/kcsan: enabled early/d' "$tmp/sc/patched/console.log"
