@@ -57,7 +57,12 @@
 #                    ("-s 512 -l 20 -g 2 -f 5 -P"), BENCH_L2_TIMEOUT (900 / 600)
 #   lpi:             BENCH_LPI_CONFIGS (';'-separated vgic_lpi_stress argument
 #                    lists, upstream's five configurations scaled to TCG),
-#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -e 256 -i 2000 -r 200" / -i 1000),
+#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -i 2000 -r 200" / -i 1000)
+#                    run with -e E for each E of BENCH_LPI_CHURN_EVENTS
+#                    ("256 1024 2048" / "256 2048"): 2 x E cached translations
+#                    that each DISCARD flushes on stock; BENCH_LPI_WARM_ARGS
+#                    ("-v 2 -d 2 -i 60" / -i 30) with the largest E: the same
+#                    translations without remaps (the churn runs' control),
 #                    BENCH_LPI_MISS_ARGS ("-m -v 1") run with -d D -e E for each D
 #                    of BENCH_LPI_MISS_DEVICES ("1 1024"), E = ceil(16 / D) events
 #                    per device (16 timed targets per round whatever D),
@@ -115,7 +120,9 @@ dflt BENCH_L2_TIMEOUT 900 600
 dflt BENCH_LPI_CONFIGS \
 	"-v 1 -d 1 -e 1 -i 200000;-v 2 -d 2 -e 16 -i 8000;-v 2 -d 2 -e 17 -i 8000;-v 2 -d 4 -e 1 -i 60000;-v 1 -d 1 -e 17 -i 12000" \
 	"-v 1 -d 1 -e 1 -i 100000;-v 2 -d 2 -e 16 -i 4000;-v 2 -d 2 -e 17 -i 4000;-v 2 -d 4 -e 1 -i 30000;-v 1 -d 1 -e 17 -i 6000"
-dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -e 256 -i 2000 -r 200" "-c -v 2 -d 2 -e 256 -i 1000 -r 200"
+dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -i 2000 -r 200" "-c -v 2 -d 2 -i 1000 -r 200"
+dflt BENCH_LPI_CHURN_EVENTS "256 1024 2048" "256 2048"
+dflt BENCH_LPI_WARM_ARGS "-v 2 -d 2 -i 60" "-v 2 -d 2 -i 30"
 dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
 dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
 dflt BENCH_LPI_TIMEOUT 300 300
@@ -146,7 +153,16 @@ done
 for d in $BENCH_LPI_MISS_DEVICES; do
 	[[ $d =~ ^[0-9]+$ ]] || die "$E_USAGE" "BENCH_LPI_MISS_DEVICES='$BENCH_LPI_MISS_DEVICES': '$d' is not a number"
 done
+for e in $BENCH_LPI_CHURN_EVENTS; do
+	[[ $e =~ ^[1-9][0-9]*$ ]] ||
+		die "$E_USAGE" "BENCH_LPI_CHURN_EVENTS='$BENCH_LPI_CHURN_EVENTS': '$e' is not a number of events per device"
+done
+[ -n "${BENCH_LPI_CHURN_EVENTS// /}" ] || die "$E_USAGE" "BENCH_LPI_CHURN_EVENTS is empty"
 lpi_re='^[- 0-9a-zA-Z;]+$'
+for v in BENCH_LPI_CHURN_ARGS BENCH_LPI_WARM_ARGS; do
+	[[ ${!v} =~ $lpi_re && ${!v} != *";"* ]] || die "$E_USAGE" "$v='${!v}': only options and numbers"
+	[[ " ${!v} " != *" -e "* ]] || die "$E_USAGE" "$v='${!v}': no -e (BENCH_LPI_CHURN_EVENTS gives it)"
+done
 [[ $BENCH_LPI_CONFIGS =~ $lpi_re ]] ||
 	die "$E_USAGE" "BENCH_LPI_CONFIGS='$BENCH_LPI_CONFIGS': only options, numbers and ';' between configurations"
 for s in $BENCH_SCENARIOS; do
@@ -323,9 +339,11 @@ done
 set +e
 # Documentation/benchmarks.md keeps the latest run of the whole series
 # with every scenario; a run of part of the series (BENCH_PATCHED_REV) or
-# of some scenarios (BENCH_SCENARIOS) only goes to its results.
+# of some scenarios (BENCH_SCENARIOS), or a run in which a boot failed,
+# only goes to its results.
 doc_arg=()
 [ "$PATCHED_TREE" = "$TREE" ] || doc_arg=(--no-doc)
+[ "$first_rc" = 0 ] || doc_arg=(--no-doc)
 for s in $all_scenarios; do
 	[[ " $BENCH_SCENARIOS " == *" $s "* ]] || doc_arg=(--no-doc)
 done

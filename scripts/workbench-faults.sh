@@ -33,7 +33,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..15"
+echo "1..16"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -45,6 +45,8 @@ expect bad-soak-duration 1 "DURATION='1h' is not a positive number of seconds" \
 	env DURATION=1h RESULTS_DIR="$tmp/r" "$TOP/scripts/soak.sh"
 expect bad-bench-revision 1 "BENCH_PATCHED_REV='no-such-rev' is not a revision" \
 	env BENCH_PATCHED_REV=no-such-rev RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
+expect bad-bench-churn-events 1 "BENCH_LPI_CHURN_EVENTS='256 1k': '1k' is not a number of events per device" \
+	env BENCH_LPI_CHURN_EVENTS="256 1k" RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
 expect debug-compare-default-profile 1 "PROFILE=default has no debug options" \
 	env PROFILE=default RESULTS_DIR="$tmp/r" "$TOP/scripts/debug-compare.sh"
 

@@ -39,7 +39,12 @@
 #                  Rate:>" (or seconds=<wall> if it prints no rate); then,
 #                  when its -h output lists them, the churn (-c) and
 #                  miss-cost (-m) modes, whose own "BENCH lpi_churn ..." and
-#                  "BENCH lpi_miss devices=D ..." lines are passed through.
+#                  "BENCH lpi_miss devices=D ..." lines are passed through
+#                  (churn once per E of BENCH_LPI_CHURN_EVENTS, with -e E,
+#                  its line given "events=E"); and "BENCH lpi_warm events=E
+#                  lpis_per_s=<Rate:>": stress mode with the largest E and
+#                  BENCH_LPI_WARM_ARGS, the churn runs' control (same
+#                  translations, nothing remapped).
 # exit_cost        (issue 5 figure 3) the cost of a guest exit round trip,
 #                  which loads the vCPU again and so runs the VMID fast path,
 #                  with 1, 2 and 4 VMs of one vCPU each at once (the L1
@@ -61,7 +66,9 @@ BENCH_HB_L1_GROUPS=${BENCH_HB_L1_GROUPS:-10}
 BENCH_HB_L1_LOOPS=${BENCH_HB_L1_LOOPS:-40}
 BENCH_HB_L1_RUNS=${BENCH_HB_L1_RUNS:-3}
 BENCH_LPI_CONFIGS=${BENCH_LPI_CONFIGS:--v 1 -d 1 -e 1 -i 200000;-v 2 -d 2 -e 16 -i 8000;-v 2 -d 2 -e 17 -i 8000;-v 2 -d 4 -e 1 -i 60000;-v 1 -d 1 -e 17 -i 12000}
-BENCH_LPI_CHURN_ARGS=${BENCH_LPI_CHURN_ARGS:--c -v 2 -d 2 -e 256 -i 2000 -r 200}
+BENCH_LPI_CHURN_ARGS=${BENCH_LPI_CHURN_ARGS:--c -v 2 -d 2 -i 2000 -r 200}
+BENCH_LPI_CHURN_EVENTS=${BENCH_LPI_CHURN_EVENTS:-256 1024 2048}
+BENCH_LPI_WARM_ARGS=${BENCH_LPI_WARM_ARGS:--v 2 -d 2 -i 60}
 BENCH_EXIT_VMS=${BENCH_EXIT_VMS:-1 2 4}
 BENCH_EXIT_SECONDS=${BENCH_EXIT_SECONDS:-5}
 BENCH_LPI_MISS_ARGS=${BENCH_LPI_MISS_ARGS:--m -v 1}
@@ -302,6 +309,27 @@ lpi_run() { # lpi_run OUTFILE ARGS...: rc of vgic_lpi_stress under timeout
 	(cd "$(dirname "$LPI_BIN")" && timeout -k 10 "$BENCH_LPI_TIMEOUT" "$LPI_BIN" "$@" >"$_o" 2>&1)
 }
 
+# lpi_mode_run NAME TAG WHAT ARGS...: one vgic_lpi_stress run of a mode
+# that prints its own "BENCH NAME ..." lines: pass them through with TAG
+# inserted after NAME, or add "WHAT: <what went wrong>" to $why.
+lpi_mode_run() {
+	_name=$1 _tag=$2 _what=$3
+	shift 3
+	echo "# $_name: command: vgic_lpi_stress $*"
+	lpi_run "$T/lpi.out" "$@"
+	_r=$?
+	if [ "$_r" != 0 ]; then
+		comment "$T/lpi.out"
+		why="${why:+$why; }$_what: exit=$_r"
+	elif grep -q "^BENCH $_name " "$T/lpi.out"; then
+		grep -v '^BENCH ' "$T/lpi.out" | sed 's/^/# /' | tail -n 5
+		sed -n "s/^BENCH $_name /&$_tag/p" "$T/lpi.out"
+	else
+		comment "$T/lpi.out"
+		why="${why:+$why; }$_what: no 'BENCH $_name' line"
+	fi
+}
+
 sc_lpi() {
 	oldifs=$IFS
 	IFS=';'
@@ -345,21 +373,13 @@ sc_lpi() {
 	if ! has_opt c; then
 		tap_skip lpi_churn "vgic_lpi_stress -h lists no -c (churn) mode"
 	else
-		echo "# lpi_churn: command: vgic_lpi_stress $BENCH_LPI_CHURN_ARGS"
-		# shellcheck disable=SC2086
-		lpi_run "$T/lpi.out" $BENCH_LPI_CHURN_ARGS
-		r=$?
-		if [ "$r" != 0 ]; then
-			comment "$T/lpi.out"
-			tap lpi_churn "exit=$r"
-		elif grep -q '^BENCH lpi_churn' "$T/lpi.out"; then
-			grep -v '^BENCH ' "$T/lpi.out" | sed 's/^/# /' | tail -n 5
-			grep '^BENCH lpi_churn' "$T/lpi.out"
-			tap lpi_churn
-		else
-			comment "$T/lpi.out"
-			tap lpi_churn "no 'BENCH lpi_churn' line"
-		fi
+		why=
+		for e in $BENCH_LPI_CHURN_EVENTS; do
+			# events=E is part of the figure's name
+			# shellcheck disable=SC2086
+			lpi_mode_run lpi_churn "events=$e " "-e $e" $BENCH_LPI_CHURN_ARGS -e "$e"
+		done
+		tap lpi_churn "$why"
 	fi
 
 	if ! has_opt m; then
@@ -371,22 +391,35 @@ sc_lpi() {
 			# give every device count 16 events in all, so that each
 			# run times the same number of misses per guest round trip.
 			e=$(((16 + d - 1) / d))
-			echo "# lpi_miss: command: vgic_lpi_stress $BENCH_LPI_MISS_ARGS -d $d -e $e"
 			# shellcheck disable=SC2086
-			lpi_run "$T/lpi.out" $BENCH_LPI_MISS_ARGS -d "$d" -e "$e"
-			r=$?
-			if [ "$r" != 0 ]; then
-				comment "$T/lpi.out"
-				why="${why:+$why; }-d $d: exit=$r"
-			elif grep -q '^BENCH lpi_miss' "$T/lpi.out"; then
-				grep -v '^BENCH ' "$T/lpi.out" | sed 's/^/# /' | tail -n 5
-				grep '^BENCH lpi_miss' "$T/lpi.out"
-			else
-				comment "$T/lpi.out"
-				why="${why:+$why; }-d $d: no 'BENCH lpi_miss' line"
-			fi
+			lpi_mode_run lpi_miss "" "-d $d" $BENCH_LPI_MISS_ARGS -d "$d" -e "$e"
 		done
 		tap lpi_miss "$why"
+	fi
+
+	# The control for the largest churn size: the same translations in
+	# stress mode, where nothing is remapped and the cache stays warm.
+	e=0
+	for x in $BENCH_LPI_CHURN_EVENTS; do [ "$x" -gt "$e" ] && e=$x; done
+	r=0
+	if [ ! -x "$LPI_BIN" ]; then
+		tap lpi_warm "no $LPI_BIN"
+		return
+	fi
+	echo "# lpi_warm: command: vgic_lpi_stress $BENCH_LPI_WARM_ARGS -e $e"
+	# shellcheck disable=SC2086
+	lpi_run "$T/lpi.out" $BENCH_LPI_WARM_ARGS -e "$e" || r=$?
+	rate=$(grep -m1 '^Rate: ' "$T/lpi.out" | { read -r _ v _ && echo "$v"; })
+	if [ "$r" != 0 ]; then
+		comment "$T/lpi.out"
+		tap lpi_warm "exit=$r"
+	elif isnum "$rate"; then
+		sed 's/^/# /' "$T/lpi.out" | tail -n 3
+		echo "BENCH lpi_warm events=$e lpis_per_s=$rate"
+		tap lpi_warm
+	else
+		comment "$T/lpi.out"
+		tap lpi_warm "no 'Rate:' line"
 	fi
 }
 
@@ -426,7 +459,7 @@ if wanted lpi; then
 	IFS=';'
 	for _c in $BENCH_LPI_CONFIGS; do n=$((n + 1)); done
 	IFS=$oldifs
-	n=$((n + 2))
+	n=$((n + 3))
 fi
 for s in $(echo "$want" | tr ',' ' '); do
 	case $s in
