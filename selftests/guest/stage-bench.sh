@@ -309,6 +309,36 @@ lpi_run() { # lpi_run OUTFILE ARGS...: rc of vgic_lpi_stress under timeout
 	(cd "$(dirname "$LPI_BIN")" && timeout -k 10 "$BENCH_LPI_TIMEOUT" "$LPI_BIN" "$@" >"$_o" 2>&1)
 }
 
+# lpi_stress_run NAME TAG ARGS...: one vgic_lpi_stress run in stress
+# mode: "BENCH NAME TAGlpis_per_s=<its Rate:>" (seconds=<wall> if it
+# prints no rate) and its TAP line.
+lpi_stress_run() {
+	_name=$1 _tag=$2
+	shift 2
+	if [ ! -x "$LPI_BIN" ]; then
+		tap "$_name" "no $LPI_BIN"
+		return
+	fi
+	echo "# $_name: command: vgic_lpi_stress $*"
+	_a=$(uptime_now)
+	lpi_run "$T/lpi.out" "$@"
+	_r=$?
+	_b=$(uptime_now)
+	if [ "$_r" != 0 ]; then
+		comment "$T/lpi.out"
+		tap "$_name" "exit=$_r"
+		return
+	fi
+	sed 's/^/# /' "$T/lpi.out" | tail -n 5
+	_rate=$(grep -m1 '^Rate: ' "$T/lpi.out" | { read -r _ v _ && echo "$v"; })
+	if isnum "$_rate"; then
+		echo "BENCH $_name ${_tag}lpis_per_s=$_rate"
+	else
+		echo "BENCH $_name ${_tag}seconds=$(fsub "$_b" "$_a")"
+	fi
+	tap "$_name"
+}
+
 # lpi_mode_run NAME TAG WHAT ARGS...: one vgic_lpi_stress run of a mode
 # that prints its own "BENCH NAME ..." lines: pass them through with TAG
 # inserted after NAME, or add "WHAT: <what went wrong>" to $why.
@@ -340,30 +370,7 @@ sc_lpi() {
 	IFS=$oldifs
 	for args in "$@"; do
 		# shellcheck disable=SC2086
-		name=lpi_$(lpi_name $args)
-		if [ ! -x "$LPI_BIN" ]; then
-			tap "$name" "no $LPI_BIN"
-			continue
-		fi
-		echo "# $name: command: vgic_lpi_stress $args"
-		a=$(uptime_now)
-		# shellcheck disable=SC2086
-		lpi_run "$T/lpi.out" $args
-		r=$?
-		b=$(uptime_now)
-		if [ "$r" != 0 ]; then
-			comment "$T/lpi.out"
-			tap "$name" "exit=$r"
-			continue
-		fi
-		sed 's/^/# /' "$T/lpi.out" | tail -n 5
-		rate=$(grep -m1 '^Rate: ' "$T/lpi.out" | { read -r _ v _ && echo "$v"; })
-		if isnum "$rate"; then
-			echo "BENCH $name lpis_per_s=$rate"
-		else
-			echo "BENCH $name seconds=$(fsub "$b" "$a")"
-		fi
-		tap "$name"
+		lpi_stress_run "lpi_$(lpi_name $args)" "" $args
 	done
 
 	help=
@@ -401,26 +408,8 @@ sc_lpi() {
 	# stress mode, where nothing is remapped and the cache stays warm.
 	e=0
 	for x in $BENCH_LPI_CHURN_EVENTS; do [ "$x" -gt "$e" ] && e=$x; done
-	r=0
-	if [ ! -x "$LPI_BIN" ]; then
-		tap lpi_warm "no $LPI_BIN"
-		return
-	fi
-	echo "# lpi_warm: command: vgic_lpi_stress $BENCH_LPI_WARM_ARGS -e $e"
 	# shellcheck disable=SC2086
-	lpi_run "$T/lpi.out" $BENCH_LPI_WARM_ARGS -e "$e" || r=$?
-	rate=$(grep -m1 '^Rate: ' "$T/lpi.out" | { read -r _ v _ && echo "$v"; })
-	if [ "$r" != 0 ]; then
-		comment "$T/lpi.out"
-		tap lpi_warm "exit=$r"
-	elif isnum "$rate"; then
-		sed 's/^/# /' "$T/lpi.out" | tail -n 3
-		echo "BENCH lpi_warm events=$e lpis_per_s=$rate"
-		tap lpi_warm
-	else
-		comment "$T/lpi.out"
-		tap lpi_warm "no 'Rate:' line"
-	fi
+	lpi_stress_run lpi_warm "events=$e " $BENCH_LPI_WARM_ARGS -e "$e"
 }
 
 # ---- exit_cost
