@@ -318,7 +318,7 @@ boot_one() { # boot_one KIND VARIANT PAIR SCENARIOS [KERNEL-PARAMS]
 	t0=$(date +%s)
 	set +e
 	IMAGE=$img INITRD=$TOP/build/initramfs/bench-$kind.cpio.gz CONSOLE_LOG=$log \
-		TIMEOUT=$BENCH_TIMEOUT QEMU_EXTRA=$BENCH_QEMU_EXTRA \
+		TIMEOUT=$BENCH_TIMEOUT STALL=0 QEMU_EXTRA=$BENCH_QEMU_EXTRA \
 		APPEND_EXTRA="kunit.enable=0 workbench.bench=$scen${params:+ $params}${APPEND_EXTRA:+ $APPEND_EXTRA}" \
 		"$TOP/scripts/boot.sh"
 	rc=$?

@@ -31,7 +31,7 @@ SPLAT = re.compile(
     r"possible circular locking|possible recursive locking|"
     r"inconsistent lock state|suspicious RCU usage|"
     r"KASAN:|UBSAN:|KCSAN:|refcount_t: |kmemleak: .* new suspected|"
-    r"Kernel panic - not syncing|soft lockup|hung_task|INFO: task .* blocked|"
+    r"Kernel panic - not syncing|soft lockup|hard LOCKUP|hung_task|INFO: task .* blocked|"
     r"\b(?:asid|vmid): ID \d+ shared by two contexts)")
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -132,8 +132,21 @@ def guest_stages(console, results, prefix=""):
         if st.status == "FAIL" and not st.nfail:
             st.nfail = 1
             st.failures.append((st.name, "stage ended without its end marker"
+                                + unfinished_test(st)
                                 if st.rc is None else "stage rc=%d" % st.rc))
     return stages, seen_end
+
+
+def unfinished_test(st):
+    """' while running kvm:<name>' if the stage's last selftest has no result line."""
+    last = None
+    for ln in st.lines:
+        m = re.match(r"^# selftests: kvm: (\S+)$", ln)
+        if m:
+            last = m.group(1)
+        elif last and RESULT.match(ln) and RESULT.match(ln).group(4).endswith("kvm: " + last):
+            last = None
+    return " while running kvm:" + last if last else ""
 
 
 def split_selftest_logs(st, results, prefix=""):
@@ -241,6 +254,14 @@ def main():
         stages += bstages
         splats += bsplats
 
+    # Boots that scripts/boot.sh ran twice after the known EL2 loop.
+    retried = []
+    for name in ["boot"] + read(os.path.join(results, "variants.list")).split():
+        log = "console.log" if name == "boot" else "console-%s.log" % name
+        why = read(os.path.join(results, log + ".retried")).strip()
+        if why:
+            retried.append((name, why))
+
     # results.ktap
     out = ["KTAP version 1", "1..%d" % len(stages)]
     for i, st in enumerate(stages, 1):
@@ -294,6 +315,7 @@ def main():
                        for s in stages},
             "hackbench_l2_seconds": times,
             "console_splats": len(splats),
+            "retried_boots": dict(retried),
         },
     }
     with open(os.path.join(results, "results.json"), "w") as f:
@@ -318,6 +340,9 @@ def main():
     if fails:
         md += ["", "## Failures", ""]
         md += ["- %s / %s: `%s`" % f for f in fails]
+    if retried:
+        md += ["", "## Retried boots (known hang, Documentation/known-hangs.md)", ""]
+        md += ["- %s: %s" % r for r in retried]
     skips = [(n, r) for s in stages for n, r in s.skips]
     if skips:
         md += ["", "## Skipped (with reasons)", ""]
@@ -333,6 +358,8 @@ def main():
     with open(os.path.join(results, "SUMMARY.md"), "w") as f:
         f.write("\n".join(md) + "\n")
 
+    for r in retried:
+        print("W: report: boot %s was run twice: %s" % r)
     for f in fails:
         print("E: report: FAIL %s / %s: %s" % f)
     print("I: report: %s" % os.path.join(results, "SUMMARY.md"))

@@ -42,7 +42,8 @@ info "profile $PROFILE, $DURATION s, $append on ${smp:-2} vCPUs; results in $RES
 # seconds; a debug kernel under TCG needs up to about half an hour more for
 # the last iteration, the scan and the boot.
 set +e
-SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" TIMEOUT=$((DURATION + 1800)) \
+# STALL=0: a soak iteration can be quiet for longer than boot.sh's default.
+SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" TIMEOUT=$((DURATION + 1800)) STALL=0 \
 	QEMU_SMP=${smp:-2} APPEND_EXTRA="$append ${APPEND_EXTRA:-}" STAGES_HOST="initramfs boot" \
 	"$TOP/scripts/run.sh"
 rc=$?

@@ -13,6 +13,25 @@ echo "TAP version 13"
 echo "1..$n"
 rm -f /tmp/failed
 i=0
+# run_one: run $bin $args under timeout, its output to /tmp/out and then
+# the console, its exit code in /tmp/rc. Not streamed through a pipe:
+# tee and sed waking on every line made demand_paging_test and
+# dirty_log_perf_test fail several times more often (Documentation/
+# known-hangs.md). If the test outlives its timeout and kill delay by
+# 50 s, it is stuck where SIGKILL cannot reach: dump the blocked tasks and
+# every CPU's backtrace to the console for the host to keep.
+run_one() {
+	(
+		sleep $((tmo + 60))
+		echo "# ${t}: still running $((tmo + 60))s after it started, past its timeout; blocked tasks and CPU backtraces follow"
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+	) &
+	guard=$!
+	(cd "$(dirname "$bin")" && timeout -k 10 "$tmo" "$bin" $args >/tmp/out 2>&1; echo $? >/tmp/rc)
+	kill $guard 2>/dev/null
+	sed 's/^/# /' /tmp/out
+}
 grep '^kvm:' $plan | while read -r name tmo args; do
 	i=$((i + 1))
 	t=${name#kvm:}
@@ -32,15 +51,13 @@ grep '^kvm:' $plan | while read -r name tmo args; do
 		echo "# ${t%@*}: binary not found in /ksft/kvm"
 		r=127
 	else
-		(cd "$(dirname "$bin")" && timeout -k 10 "$tmo" "$bin" $args >/tmp/out 2>&1; echo $? >/tmp/rc)
-		sed 's/^/# /' /tmp/out
+		run_one
 		r=$(cat /tmp/rc)
 		flaky=$(grep "^$name |" /etc/workbench/flaky.txt 2>/dev/null | head -n1 | sed 's/^[^|]*| *//')
 		if [ "$r" != 0 ] && [ "$r" != 4 ] && [ -n "$flaky" ]; then
 			echo "# $t failed (exit=$r); listed as flaky, retrying once: $flaky"
 			first=$r
-			(cd "$(dirname "$bin")" && timeout -k 10 "$tmo" "$bin" $args >/tmp/out 2>&1; echo $? >/tmp/rc)
-			sed 's/^/# /' /tmp/out
+			run_one
 			r=$(cat /tmp/rc)
 			[ "$r" != 0 ] || retried=" # flaky: first run exit=$first, passed on retry"
 		fi
