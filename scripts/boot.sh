@@ -143,9 +143,9 @@ running() {
 	*) echo "before the guest stages began" ;;
 	esac
 }
-cpu_state() {
+cpu_state() { # cpu_state REGISTERS_FILE
 	[ -s "$mon/cpus" ] || return 0
-	echo "----- where the vCPUs were (5 samples, 1 s apart; registers: $CONSOLE_LOG.cpus) -----" >&2
+	echo "----- where the vCPUs were (5 samples, 1 s apart; registers: $1) -----" >&2
 	cat "$mon/cpus" >&2
 	echo "-----" >&2
 }
@@ -162,10 +162,10 @@ case $(cat "$mon/why" 2>/dev/null) in
 el2-loop*)
 	if [ "${KNOWN_HANG_RETRY:-1}" = 1 ]; then
 		tail_log
-		cpu_state
 		where=$(running)
 		mv "$CONSOLE_LOG" "$CONSOLE_LOG.hang1"
 		[ ! -f "$CONSOLE_LOG.cpus" ] || mv "$CONSOLE_LOG.cpus" "$CONSOLE_LOG.hang1.cpus"
+		cpu_state "$CONSOLE_LOG.hang1.cpus"
 		warn "a vCPU is stuck in KVM's EL2 exception loop $where (known hang, see Documentation/known-hangs.md); console kept in $CONSOLE_LOG.hang1; booting once more"
 		echo "first boot stuck in KVM's EL2 exception loop $where; console: $(basename "$CONSOLE_LOG").hang1" \
 			>"$mon/retried"
@@ -188,7 +188,7 @@ if [ -n "$sentinel" ]; then
 fi
 if [ -f "$mon/why" ] || [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	tail_log
-	cpu_state
+	cpu_state "$CONSOLE_LOG.cpus"
 	case $(cat "$mon/why" 2>/dev/null) in
 	el2-loop*) die $E_TIMEOUT "guest hung: a vCPU is stuck in KVM's EL2 exception loop $(running)$retry (no WORKBENCH-END sentinel)" ;;
 	stall*) die $E_TIMEOUT "guest hung: no console output for ${STALL}s $(running) (no WORKBENCH-END sentinel)" ;;
