@@ -154,7 +154,7 @@ retry=
 run_qemu
 # KVM's EL2 exception loop: seen here with the stock 6.12.117 kernel as
 # well as with the series, in demand_paging_test and dirty_log_perf_test,
-# about once in 60-70 runs (Documentation/known-hangs.md). A boot that
+# about once in 40 runs (Documentation/known-hangs.md). A boot that
 # ends in it is run once more (KNOWN_HANG_RETRY=0: never); the first
 # console is kept, the retry is recorded in $CONSOLE_LOG.retried for the
 # report, and a second loop fails as any hang does.
