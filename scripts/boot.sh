@@ -60,7 +60,6 @@ cmd=("$QEMU" -M "$QEMU_MACHINE" -cpu "$QEMU_CPU" -smp "$QEMU_SMP" -m "$QEMU_MEM"
 # shellcheck disable=SC2206
 [ -n "${QEMU_EXTRA:-}" ] && cmd+=($QEMU_EXTRA)
 mkdir -p "$(dirname "$CONSOLE_LOG")"
-rm -f "$CONSOLE_LOG.cpus"
 # The monitor is not part of the command shown: it is only for hangs.
 mon=$(mktemp -d "${TMPDIR:-/tmp}/wb-boot.XXXXXX")
 trap 'rm -rf "$mon"' EXIT
@@ -77,17 +76,18 @@ rm -f "$CONSOLE_LOG.retried" "$CONSOLE_LOG.hang1" "$CONSOLE_LOG.hang1.cpus"
 # in KVM's EL2 exception loop, which never ends by itself and masks
 # interrupts, so it is caught in seconds instead of after STALL.
 watchdog() {
-	local size last=-1 quiet=0 t=0 why
+	local size last=-1 quiet=0 t=0 why rc
 	while sleep 5; do
 		t=$((t + 5))
 		size=$(stat -c %s "$CONSOLE_LOG" 2>/dev/null || echo 0)
 		if [ "$size" != "$last" ]; then last=$size quiet=0; else quiet=$((quiet + 5)); fi
 		[ -f "$mon/qemu.pid" ] || continue
 		why=
-		if [ "$STALL" != 0 ] && [ "$quiet" -ge 30 ] && [ $((quiet % 30)) = 0 ] &&
-			! python3 "$TOP/scripts/qemu-cpu-state.py" "$mon/monitor.sock" "$SYSTEM_MAP" 3 \
-				>"$mon/probe" 2>&1; then
-			[ "$(grep -c "in KVM's EL2 exception path" "$mon/probe")" = 0 ] || why="el2-loop $quiet"
+		if [ "$STALL" != 0 ] && [ "$quiet" -ge 30 ] && [ $((quiet % 30)) = 0 ]; then
+			rc=0
+			python3 "$TOP/scripts/qemu-cpu-state.py" "$mon/monitor.sock" "$SYSTEM_MAP" 3 \
+				>/dev/null 2>&1 || rc=$?
+			[ "$rc" != 4 ] || why="el2-loop $quiet"
 		fi
 		[ -n "$why" ] || [ "$STALL" = 0 ] || [ "$quiet" -lt "$STALL" ] || why="stall $quiet"
 		[ -n "$why" ] || [ "$t" -lt $((TIMEOUT - 10)) ] || why="timeout $t"
@@ -105,7 +105,7 @@ watchdog() {
 # leaves its reason in $mon/why if it stopped QEMU.
 run_qemu() {
 	local wpid
-	rm -f "$mon/why" "$mon/cpus" "$mon/probe" "$mon/qemu.pid" "$mon/monitor.sock" "$CONSOLE_LOG.cpus"
+	rm -f "$mon/why" "$mon/cpus" "$mon/qemu.pid" "$mon/monitor.sock" "$CONSOLE_LOG.cpus"
 	printf '# to reproduce: %s\n' "$shown" >"$CONSOLE_LOG"
 	watchdog &
 	wpid=$!
@@ -168,10 +168,9 @@ el2-loop*)
 		cpu_state "$CONSOLE_LOG.hang1.cpus"
 		warn "a vCPU is stuck in KVM's EL2 exception loop $where (known hang, see Documentation/known-hangs.md); console kept in $CONSOLE_LOG.hang1; booting once more"
 		echo "first boot stuck in KVM's EL2 exception loop $where; console: $(basename "$CONSOLE_LOG").hang1" \
-			>"$mon/retried"
+			>"$CONSOLE_LOG.retried"
 		retry=", on the retry too"
 		run_qemu
-		cp "$mon/retried" "$CONSOLE_LOG.retried"
 	fi
 	;;
 esac
