@@ -144,7 +144,7 @@ def unfinished_test(st):
         m = re.match(r"^# selftests: kvm: (\S+)$", ln)
         if m:
             last = m.group(1)
-        elif last and RESULT.match(ln) and RESULT.match(ln).group(4).endswith("kvm: " + last):
+        elif last and (r := RESULT.match(ln)) and r.group(4).endswith("kvm: " + last):
             last = None
     return " while running kvm:" + last if last else ""
 
