@@ -59,7 +59,7 @@
 #                    lists, upstream's five configurations scaled to TCG),
 #                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -i 2000 -r 200" / -i 1000)
 #                    run with -e E for each E of BENCH_LPI_CHURN_EVENTS
-#                    ("256 1024 2048" / "256 2048"): 2 x E cached translations
+#                    ("256 1024" / "256 1024"): 2 x E cached translations
 #                    that each DISCARD flushes on stock; BENCH_LPI_WARM_ARGS
 #                    ("-v 2 -d 2 -i 60" / -i 30) with the largest E: the same
 #                    translations without remaps (the churn runs' control),
@@ -121,7 +121,7 @@ dflt BENCH_LPI_CONFIGS \
 	"-v 1 -d 1 -e 1 -i 200000;-v 2 -d 2 -e 16 -i 8000;-v 2 -d 2 -e 17 -i 8000;-v 2 -d 4 -e 1 -i 60000;-v 1 -d 1 -e 17 -i 12000" \
 	"-v 1 -d 1 -e 1 -i 100000;-v 2 -d 2 -e 16 -i 4000;-v 2 -d 2 -e 17 -i 4000;-v 2 -d 4 -e 1 -i 30000;-v 1 -d 1 -e 17 -i 6000"
 dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -i 2000 -r 200" "-c -v 2 -d 2 -i 1000 -r 200"
-dflt BENCH_LPI_CHURN_EVENTS "256 1024 2048" "256 2048"
+dflt BENCH_LPI_CHURN_EVENTS "256 1024" "256 1024"
 dflt BENCH_LPI_WARM_ARGS "-v 2 -d 2 -i 60" "-v 2 -d 2 -i 30"
 dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
 dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
