@@ -47,8 +47,11 @@ fi
 # release whose own QEMU is older, it comes from that release's backports,
 # which are part of Debian's archive.
 QEMU_MIN=1:10.0
+# Prints nothing when the package is not installed: dpkg-query fails for a
+# package it has never seen, which must not end the script (set -e).
 qemu_version() {
-	dpkg-query -W -f='${Status} ${Version}\n' qemu-system-arm 2>/dev/null | sed -n 's/^install ok installed //p'
+	{ dpkg-query -W -f='${Status} ${Version}\n' qemu-system-arm 2>/dev/null || true; } |
+		sed -n 's/^install ok installed //p'
 }
 v=$(qemu_version)
 if ! dpkg --compare-versions "${v:-0}" ge "$QEMU_MIN"; then

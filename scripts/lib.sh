@@ -5,7 +5,11 @@
 #   0 pass, 1 tool/usage error, 2 build or test failure,
 #   124 host timeout, 255 guest panic or QEMU exit without sentinel.
 
-set -euo pipefail
+set -Eeuo pipefail
+# A command that fails under set -e ends the stage with its own exit code;
+# say which one, so that no stage ends without a message.
+# (Only under set -e: sections that run with set +e handle their own codes.)
+trap '_rc=$?; [[ $- != *e* ]] || printf "E: %s: line %s: \"%s\" failed (rc=%s)\n" "$stage" "$LINENO" "$BASH_COMMAND" "$_rc" >&2' ERR
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/arm64-kvm-series}

@@ -41,9 +41,10 @@
 #                  miss-cost (-m) modes, whose own "BENCH lpi_churn ..." and
 #                  "BENCH lpi_miss devices=D ..." lines are passed through
 #                  (churn once per E of BENCH_LPI_CHURN_EVENTS, with -e E,
-#                  its line given "events=E"); and "BENCH lpi_warm events=E
-#                  lpis_per_s=<Rate:>": stress mode with the largest E and
-#                  BENCH_LPI_WARM_ARGS, the churn runs' control (same
+#                  its line given "events=E"); and, for each E, "BENCH
+#                  lpi_warm events=E lpis_per_s=<Rate:>": stress mode with
+#                  -e E and BENCH_LPI_WARM_ARGS (its -i scaled by largest E
+#                  / E), the churn run's control and ceiling (the same
 #                  translations, nothing remapped).
 # exit_cost        (issue 5 figure 3) the cost of a guest exit round trip,
 #                  which loads the vCPU again and so runs the VMID fast path,
@@ -404,12 +405,25 @@ sc_lpi() {
 		tap lpi_miss "$why"
 	fi
 
-	# The control for the largest churn size: the same translations in
-	# stress mode, where nothing is remapped and the cache stays warm.
-	e=0
-	for x in $BENCH_LPI_CHURN_EVENTS; do [ "$x" -gt "$e" ] && e=$x; done
-	# shellcheck disable=SC2086
-	lpi_stress_run lpi_warm "events=$e " $BENCH_LPI_WARM_ARGS -e "$e"
+	# The control for each churn size: the same translations in stress
+	# mode, where nothing is remapped and the cache stays warm, so no
+	# cache can send them faster. BENCH_LPI_WARM_ARGS' -i applies to the
+	# largest size; smaller ones run max/E times as many iterations, so
+	# that every control sends as many MSIs (the last -i is the one
+	# vgic_lpi_stress takes).
+	emax=0
+	for x in $BENCH_LPI_CHURN_EVENTS; do [ "$x" -gt "$emax" ] && emax=$x; done
+	iters=$(echo " $BENCH_LPI_WARM_ARGS " | sed -n 's/.* -i \([0-9][0-9]*\) .*/\1/p')
+	for e in $BENCH_LPI_CHURN_EVENTS; do
+		if [ -n "$iters" ]; then
+			# shellcheck disable=SC2086
+			lpi_stress_run lpi_warm "events=$e " $BENCH_LPI_WARM_ARGS -e "$e" \
+				-i $(((iters * emax + e - 1) / e))
+		else
+			# shellcheck disable=SC2086
+			lpi_stress_run lpi_warm "events=$e " $BENCH_LPI_WARM_ARGS -e "$e"
+		fi
+	done
 }
 
 # ---- exit_cost
