@@ -263,19 +263,21 @@ def miss_scaling(metrics):
 
 
 def churn_ceiling(metrics):
-    """lpi_churn against its control lpi_warm, at each size E both ran.
+    """lpi_churn against its control lpi_churn_control, at each size E.
 
-    The control sends MSIs to the same translations with nothing remapped,
-    so no cache can make the churn run faster than its kernel's control:
-    patched warm / stock churn is the most the series could reach (its
-    ceiling, per pair), stock warm / stock churn what stock loses to the
-    churn, and patched churn / patched warm how much of its control the
+    The control is the same run with INV+SYNC in place of each remap: the
+    same commands at the same pace, nothing invalidated. A kernel's churn
+    run can only be slower than its control, by the misses its remaps
+    cause: patched control / stock churn is the most the series could
+    reach at that size if its remaps cost it nothing (its ceiling, per
+    pair), stock control / stock churn what stock loses to its flushes,
+    and patched churn / patched control how much of its control the
     series keeps."""
     by_id = {e["id"]: e for e in metrics}
     out = []
     for e in metrics:
         m = re.match(r"^lpi_churn\[events=(\d+)\]\.lpis_per_s$", e["id"])
-        w = m and by_id.get("lpi_warm[events=%s].lpis_per_s" % m.group(1))
+        w = m and by_id.get("lpi_churn_control[events=%s].lpis_per_s" % m.group(1))
         if not w:
             continue
         sc, pc = e["stock"]["per_pair"], e["patched"]["per_pair"]
@@ -284,7 +286,7 @@ def churn_ceiling(metrics):
         def ratio(a, b):
             pr = {k: a[k] / b[k] for k in sorted(set(a) & set(b)) if b[k]}
             return {"per_pair": pr, **(stats(list(pr.values())) or {})}
-        out.append({"events": int(m.group(1)), "churn": e["id"], "warm": w["id"],
+        out.append({"events": int(m.group(1)), "churn": e["id"], "control": w["id"],
                     "ceiling": ratio(pw, sc), "stock_loss": ratio(sw, sc),
                     "kept": ratio(pc, pw)})
     return out
@@ -323,7 +325,8 @@ def goal_rows(metrics, scaling, ceilings=()):
     by_id = {e["id"]: e for e in metrics}
     ceiling_of = {c["churn"]: c["ceiling"] for c in ceilings
                   # a bound only while no churn run beat its own control
-                  if c["kept"].get("max") is not None and c["kept"]["max"] <= 1.0}
+                  # by more than the noise of a pair
+                  if c["kept"].get("max") is not None and c["kept"]["max"] <= 1.1}
 
     def find_key(prefix, prefer):
         for k in prefer:
@@ -373,7 +376,8 @@ def goal_rows(metrics, scaling, ceilings=()):
             note=note)
         if c.get("max") is not None and rows[-1]["status"].startswith("NOT met") \
                 and c["max"] < 3.0:
-            rows[-1]["status"] += ": out of reach, the ceiling (no misses at all) is below 3"
+            rows[-1]["status"] += (": out of reach here, the series' ceiling (its remaps "
+                                   "costing no misses) is below 3")
     if not churn:
         add("LPI churn rate, patched/stock", find_key("lpi_churn", ("lpis_per_s", "rate")),
             ">=", 3.0)
@@ -608,10 +612,10 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
             md.append("| %s | %s | %s | %s | %s |" % (k, s.get("n", 0), fmt_ratio(s.get("median")),
                                                      fmt_ratio(s.get("min")), fmt_ratio(s.get("max"))))
     if ceilings:
-        md += ["", "### LPI churn against its control (lpi_warm: the same translations, "
-               "nothing remapped)", "",
-               "| events per device | churn, patched/stock | ceiling: patched warm / stock churn "
-               "| stock warm / stock churn | patched churn / patched warm |",
+        md += ["", "### LPI churn against its control (lpi_churn_control: INV+SYNC in place "
+               "of each remap, nothing invalidated)", "",
+               "| events per device | churn, patched/stock | ceiling: patched control / stock "
+               "churn | stock control / stock churn | patched churn / patched control |",
                "|---|---|---|---|---|"]
         by_id = {e["id"]: e for e in metrics}
         for c in ceilings:
@@ -621,8 +625,9 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
                 *("%s (%s–%s)" % (fmt_ratio(c[k].get("median")), fmt_ratio(c[k].get("min")),
                                   fmt_ratio(c[k].get("max")))
                   for k in ("ceiling", "stock_loss", "kept"))))
-        md += ["", "No cache makes a churn run faster than its kernel's control, so the "
-               "ceiling bounds the churn ratio any translation cache can reach at that size."]
+        md += ["", "A churn run is slower than its kernel's control only by the misses "
+               "its remaps cause, so the ceiling is what the series would reach if its "
+               "remaps cost it nothing; a ratio above 1 in the last column is noise."]
     ok = one_kernel_lines(metrics, env, icount)
     if ok:
         md += ["", "### One kernel only (absolute figures)", ""] + ok
@@ -644,9 +649,9 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
            "(upstream's five configurations, scaled to 2 L1 CPUs); lpi_churn and lpi_miss: "
            "the test's own BENCH lines (`%s -e <E>` for E in %s, its lpis_per_s being the "
            "MSIs sent per second; `%s -d <n> -e <ceil(16/n)>` for n in %s: 16 timed targets "
-           "per round); lpi_warm: `Rate:` of `%s -e <E>` for each churn E (its -i for the "
-           "largest E, scaled by largest/E below), the same translations with nothing "
-           "remapped."
+           "per round); lpi_churn_control: the same churn runs with `-k` (INV+SYNC in place "
+           "of each remap); lpi_warm: `Rate:` of `%s -e <the largest E>`, the same "
+           "translations in stress mode with nothing remapped."
            % (env.get("BENCH_LPI_CONFIGS", "?").replace(";", "`, `"),
               env.get("BENCH_LPI_CHURN_ARGS", "?"), env.get("BENCH_LPI_CHURN_EVENTS", "?"),
               env.get("BENCH_LPI_MISS_ARGS", "?"), env.get("BENCH_LPI_MISS_DEVICES", "?"),

@@ -60,10 +60,11 @@
 #                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -i 2000 -r 200" / -i 1000)
 #                    run with -e E for each E of BENCH_LPI_CHURN_EVENTS
 #                    ("256 1024" / "256 1024"): 2 x E cached translations
-#                    that each DISCARD flushes on stock; BENCH_LPI_WARM_ARGS
-#                    ("-v 2 -d 2 -i 60" / -i 30) with each E, its -i scaled
-#                    by largest E / E: the same translations without remaps
-#                    (each churn run's control and ceiling),
+#                    that each DISCARD flushes on stock, and again with -k
+#                    (the control: INV+SYNC in place of each remap, nothing
+#                    invalidated) when the binary has it; BENCH_LPI_WARM_ARGS
+#                    ("-v 2 -d 2 -i 60" / -i 30) with the largest E: the same
+#                    translations in stress mode, nothing remapped,
 #                    BENCH_LPI_MISS_ARGS ("-m -v 1") run with -d D -e E for each D
 #                    of BENCH_LPI_MISS_DEVICES ("1 1024"), E = ceil(16 / D) events
 #                    per device (16 timed targets per round whatever D),

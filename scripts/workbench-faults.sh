@@ -33,7 +33,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..20"
+echo "1..21"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -54,6 +54,13 @@ expect bad-bench-churn-events 1 "BENCH_LPI_CHURN_EVENTS='256 1k': '1k' is not a 
 	env BENCH_LPI_CHURN_EVENTS="256 1k" RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
 expect debug-compare-default-profile 1 "PROFILE=default has no debug options" \
 	env PROFILE=default RESULTS_DIR="$tmp/r" "$TOP/scripts/debug-compare.sh"
+# A command that fails under set -e, here in a command substitution as
+# deps.sh's QEMU version check once did, ends the stage with a message
+# naming it, never silently.
+printf '%s\n' 'stage=silent' ". '$TOP/scripts/lib.sh'" 'v=$(false | cat)' 'echo "not reached $v"' \
+	>"$tmp/silent.sh"
+expect no-silent-exit 1 '^E: silent: line 3: "v=\$\(false \| cat\)" failed \(rc=1\)$' \
+	bash "$tmp/silent.sh"
 
 # debug-compare's judge (scripts/splat-compare.py), on two made-up
 # consoles of kernels that enabled KCSAN. Under kcsan it must count the

@@ -41,11 +41,13 @@
 #                  miss-cost (-m) modes, whose own "BENCH lpi_churn ..." and
 #                  "BENCH lpi_miss devices=D ..." lines are passed through
 #                  (churn once per E of BENCH_LPI_CHURN_EVENTS, with -e E,
-#                  its line given "events=E"); and, for each E, "BENCH
-#                  lpi_warm events=E lpis_per_s=<Rate:>": stress mode with
-#                  -e E and BENCH_LPI_WARM_ARGS (its -i scaled by largest E
-#                  / E), the churn run's control and ceiling (the same
-#                  translations, nothing remapped).
+#                  its line given "events=E", and, when -h lists -k, the
+#                  control "BENCH lpi_churn_control events=E ...": the
+#                  same run with INV+SYNC in place of each remap, so that
+#                  nothing is invalidated); and "BENCH lpi_warm events=E
+#                  lpis_per_s=<Rate:>": stress mode with the largest E and
+#                  BENCH_LPI_WARM_ARGS (the same translations, nothing
+#                  remapped, the LPIs left pending).
 # exit_cost        (issue 5 figure 3) the cost of a guest exit round trip,
 #                  which loads the vCPU again and so runs the VMID fast path,
 #                  with 1, 2 and 4 VMs of one vCPU each at once (the L1
@@ -388,6 +390,19 @@ sc_lpi() {
 			lpi_mode_run lpi_churn "events=$e " "-e $e" $BENCH_LPI_CHURN_ARGS -e "$e"
 		done
 		tap lpi_churn "$why"
+		# Each size's control: the same run with INV+SYNC in place of
+		# each remap, so that no translation is invalidated.
+		if ! has_opt k; then
+			tap_skip lpi_churn_control "vgic_lpi_stress -h lists no -k (churn control)"
+		else
+			why=
+			for e in $BENCH_LPI_CHURN_EVENTS; do
+				# shellcheck disable=SC2086
+				lpi_mode_run lpi_churn_control "events=$e " "-k -e $e" \
+					$BENCH_LPI_CHURN_ARGS -k -e "$e"
+			done
+			tap lpi_churn_control "$why"
+		fi
 	fi
 
 	if ! has_opt m; then
@@ -405,25 +420,13 @@ sc_lpi() {
 		tap lpi_miss "$why"
 	fi
 
-	# The control for each churn size: the same translations in stress
-	# mode, where nothing is remapped and the cache stays warm, so no
-	# cache can send them faster. BENCH_LPI_WARM_ARGS' -i applies to the
-	# largest size; smaller ones run max/E times as many iterations, so
-	# that every control sends as many MSIs (the last -i is the one
-	# vgic_lpi_stress takes).
-	emax=0
-	for x in $BENCH_LPI_CHURN_EVENTS; do [ "$x" -gt "$emax" ] && emax=$x; done
-	iters=$(echo " $BENCH_LPI_WARM_ARGS " | sed -n 's/.* -i \([0-9][0-9]*\) .*/\1/p')
-	for e in $BENCH_LPI_CHURN_EVENTS; do
-		if [ -n "$iters" ]; then
-			# shellcheck disable=SC2086
-			lpi_stress_run lpi_warm "events=$e " $BENCH_LPI_WARM_ARGS -e "$e" \
-				-i $(((iters * emax + e - 1) / e))
-		else
-			# shellcheck disable=SC2086
-			lpi_stress_run lpi_warm "events=$e " $BENCH_LPI_WARM_ARGS -e "$e"
-		fi
-	done
+	# The largest churn size's translations in stress mode: nothing is
+	# remapped, and the LPIs stay pending. Not a bound for the churn run:
+	# the pending LPIs cost the vCPUs what taking them costs in churn.
+	e=0
+	for x in $BENCH_LPI_CHURN_EVENTS; do [ "$x" -gt "$e" ] && e=$x; done
+	# shellcheck disable=SC2086
+	lpi_stress_run lpi_warm "events=$e " $BENCH_LPI_WARM_ARGS -e "$e"
 }
 
 # ---- exit_cost
