@@ -323,10 +323,7 @@ def icount_mode(logs, env):
 
 def goal_rows(metrics, scaling, ceilings=()):
     by_id = {e["id"]: e for e in metrics}
-    ceiling_of = {c["churn"]: c["ceiling"] for c in ceilings
-                  # a bound only while no churn run beat its own control
-                  # by more than the noise of a pair
-                  if c["kept"].get("max") is not None and c["kept"]["max"] <= 1.1}
+    ceiling_of = {c["churn"]: c for c in ceilings}
 
     def find_key(prefix, prefer):
         for k in prefer:
@@ -369,15 +366,20 @@ def goal_rows(metrics, scaling, ceilings=()):
     for events, ent in churn:
         note = "MSIs sent per second at the same remap rate"
         c = ceiling_of.get(ent["id"], {})
-        if c.get("median") is not None:
-            note += "; ceiling %s (%s–%s)" % (fmt_ratio(c["median"]), fmt_ratio(c["min"]),
-                                           fmt_ratio(c["max"]))
+        loss, kept = (c.get(k, {}).get("median") for k in ("stock_loss", "kept"))
+        if loss is not None and kept is not None:
+            note += ("; stock control/churn %s, patched churn/control %s"
+                     % (fmt_ratio(loss), fmt_ratio(kept)))
         add("LPI churn rate, patched/stock, %d events per device" % events, ent, ">=", 3.0,
             note=note)
-        if c.get("max") is not None and rows[-1]["status"].startswith("NOT met") \
-                and c["max"] < 3.0:
-            rows[-1]["status"] += (": out of reach here, the series' ceiling (its remaps "
-                                   "costing no misses) is below 3")
+        # Medians: single pairs are bimodal at small sizes. When the
+        # series keeps its control rate and stock loses less than 3x to
+        # the churn, fewer invalidations cannot reach 3x at this size.
+        if rows[-1]["status"].startswith("NOT met") and loss is not None \
+                and kept is not None and loss < 3.0 and kept >= 0.95:
+            rows[-1]["status"] += (": out of reach by invalidating less, as the series keeps "
+                                   "its control rate and stock loses only %s to the churn"
+                                   % fmt_ratio(loss))
     if not churn:
         add("LPI churn rate, patched/stock", find_key("lpi_churn", ("lpis_per_s", "rate")),
             ">=", 3.0)
@@ -626,8 +628,11 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
                                   fmt_ratio(c[k].get("max")))
                   for k in ("ceiling", "stock_loss", "kept"))))
         md += ["", "A churn run is slower than its kernel's control only by the misses "
-               "its remaps cause, so the ceiling is what the series would reach if its "
-               "remaps cost it nothing; a ratio above 1 in the last column is noise."]
+               "its remaps cause: stock control / stock churn is what stock loses to its "
+               "flushes, patched churn / patched control what the series loses, and the "
+               "ceiling what the series would reach if its remaps cost it nothing. Single "
+               "pairs are noisy where the runs are bimodal (a ratio above 1 in the last "
+               "column is noise); the goal's status uses the medians."]
     ok = one_kernel_lines(metrics, env, icount)
     if ok:
         md += ["", "### One kernel only (absolute figures)", ""] + ok
