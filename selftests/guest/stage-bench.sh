@@ -421,8 +421,9 @@ sc_lpi() {
 	fi
 
 	# The largest churn size's translations in stress mode: nothing is
-	# remapped, and the LPIs stay pending. Not a bound for the churn run:
-	# the pending LPIs cost the vCPUs what taking them costs in churn.
+	# remapped, and the LPIs stay pending. Not a bound for the churn run
+	# (lpi_churn_control is): its pending LPIs load the vCPUs otherwise
+	# than the LPIs that the churn run's guest takes.
 	e=0
 	for x in $BENCH_LPI_CHURN_EVENTS; do [ "$x" -gt "$e" ] && e=$x; done
 	# shellcheck disable=SC2086
