@@ -323,7 +323,7 @@ def icount_mode(logs, env):
 
 def goal_rows(metrics, scaling, ceilings=()):
     by_id = {e["id"]: e for e in metrics}
-    ceiling_of = {c["churn"]: c for c in ceilings}
+    control_of = {c["churn"]: c for c in ceilings}  # churn id -> its control figures
 
     def find_key(prefix, prefer):
         for k in prefer:
@@ -365,7 +365,7 @@ def goal_rows(metrics, scaling, ceilings=()):
                    for m in [re.match(r"^lpi_churn\[events=(\d+)\]\.lpis_per_s$", e["id"])] if m)
     for events, ent in churn:
         note = "MSIs sent per second at the same remap rate"
-        c = ceiling_of.get(ent["id"], {})
+        c = control_of.get(ent["id"], {})
         loss, kept = (c.get(k, {}).get("median") for k in ("stock_loss", "kept"))
         if loss is not None and kept is not None:
             note += ("; stock control/churn %s, patched churn/control %s"
