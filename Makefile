@@ -8,8 +8,10 @@
 #   make help     everything else
 #
 # Variables (Kbuild/kselftest meanings): ARCH CROSS_COMPILE O= V=1 JOBS
-# CACHE_DIR RESULTS_DIR TREE TESTS KSELFTEST_<NAME>_ARGS QEMU QEMU_CPU
-# QEMU_SMP QEMU_MEM QEMU_EXTRA TIMEOUT L2_GUESTS HACKBENCH_ARGS; see README.md.
+# CACHE_DIR RESULTS_DIR TREE TESTS EXTRA_TESTS PLAN KSELFTEST_<NAME>_ARGS QEMU
+# QEMU_CPU QEMU_SMP QEMU_MEM QEMU_EXTRA TIMEOUT STALL L2_GUESTS HACKBENCH_ARGS
+# APT_LOCK_TIMEOUT; see README.md. `make` exits 2 on any failure; the
+# workbench's own exit code is the `I: run: exit N` line (README "Exit codes").
 # make bench: BENCH_PAIRS BENCH_QUICK BENCH_REBUILD BENCH_QEMU_EXTRA and the
 # scenario sizes listed in scripts/bench.sh and README.md.
 
@@ -17,7 +19,7 @@ SHELL := /bin/bash
 export ARCH ?= arm64
 export CROSS_COMPILE ?= aarch64-linux-gnu-
 export V ?= 0
-export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS TIMEOUT
+export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS EXTRA_TESTS PLAN TIMEOUT
 
 PIPELINE := deps fetch apply check-series build selftests guest-rootfs initramfs boot
 CHECK := deps fetch apply check-series model harness build selftests guest-rootfs initramfs boot variants workbench-selftest

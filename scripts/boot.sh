@@ -13,8 +13,10 @@
 #   QEMU QEMU_CPU QEMU_SMP QEMU_MEM QEMU_EXTRA APPEND_EXTRA TIMEOUT
 #   STALL            seconds of console silence that count as a hang
 #                    (default 600, 1500 for checked profiles; 0 = off).
-#                    The longest silent test is a plan timeout (300 s x
-#                    TIMEOUT_SCALE) plus its 10 s kill delay.
+#                    A selftest's output reaches the console while it runs
+#                    (every 10 s, selftests/guest/stage-kselftest-kvm.sh);
+#                    the longest a test can stay silent is its plan timeout
+#                    (300 s x TIMEOUT_SCALE) plus its 10 s kill delay.
 #   SYSTEM_MAP       for naming the vCPUs' PCs when the guest hangs
 #                    (default: System.map of IMAGE's build tree)
 #   KNOWN_HANG_RETRY 1 (default): boot once more if a vCPU is stuck in

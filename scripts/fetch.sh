@@ -4,7 +4,7 @@
 stage=fetch
 . "$(dirname "$0")/lib.sh"
 . "$TOP/base/linux-source-6.12.env"
-need_cmd git tar xz sha256sum
+need_cmd git xz python3 sha256sum
 
 [ -r "$TARBALL" ] || die $E_USAGE "$TARBALL missing: run 'make deps' (apt-get install $DEBIAN_PACKAGE)"
 served=$(dpkg-query -W -f='${Version}' "$DEBIAN_PACKAGE" 2>/dev/null || echo unknown)
@@ -27,29 +27,46 @@ if [ "$served" = "$DEBIAN_VERSION" ] && [ "$sum" != "$TARBALL_SHA256" ]; then
 	die $E_USAGE "sha256 of $TARBALL is $sum, expected $TARBALL_SHA256 for $DEBIAN_VERSION"
 fi
 
+# The tarball goes straight into the objects of a new bare repository
+# (scripts/tar-to-git.py feeds git fast-import): no unpacked tree to write
+# and then delete, which took longer than the commit itself (issue 24).
+# The index is the one `git add -f -A` makes of the unpacked tree (-f: the
+# tarball holds files that the kernel's own .gitignore would hide; the
+# blobs are the tarball's bytes, as with core.autocrlf=false), so the
+# stock commit id is the one pinned in patches/, on every machine.
 mkdir -p "$CACHE_DIR"
-work=$(mktemp -d "$CACHE_DIR/.fetch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-info "unpacking $TARBALL ($served)"
-tar -C "$work" -xJf "$TARBALL"
-src=$work/linux-source-6.12
-[ -f "$src/Makefile" ] || die $E_FAIL "unexpected tarball layout (no linux-source-6.12/Makefile)"
-ver=$(make -s -C "$src" kernelversion 2>/dev/null)
-info "kernel version $ver"
+new=$(mktemp -d "$CACHE_DIR/.fetch.XXXXXX")
+trap 'rm -rf "$new"' EXIT
+export GIT_DIR=$new/stock.git GIT_INDEX_FILE=$new/index
+git init -q --bare -b stock "$GIT_DIR"
+info "importing $TARBALL ($served)"
+# pack.compression=1: what git add uses for loose objects; no deltas (the
+# previous blob in the tarball is no base for the next one).
+xz -dc "$TARBALL" |
+	python3 "$TOP/scripts/tar-to-git.py" linux-source-6.12 "$new/index-info" |
+	git -c pack.compression=1 fast-import --quiet --depth=0 ||
+	die $E_FAIL "could not import $TARBALL into $GIT_DIR (tar-to-git.py | git fast-import)"
+git update-index -z --index-info <"$new/index-info"
+tree=$(git write-tree)
+# The kernel version as `make kernelversion` prints it, from the top Makefile.
+mk=$(git show "$tree:Makefile" 2>/dev/null || true)
+kv() { awk -v k="$1" '$1 == k && $2 == "=" { print $3; exit }' <<<"$mk"; }
+v=$(kv VERSION) p=$(kv PATCHLEVEL) s=$(kv SUBLEVEL) e=$(kv EXTRAVERSION)
+ver=$v${p:+.$p${s:+.$s}}$e
+[ -n "$v" ] || die $E_FAIL "unexpected tarball layout (no kernel version in linux-source-6.12/Makefile)"
+info "kernel version $ver, $(git ls-files | wc -l) files"
 
 info "committing the stock source"
 export GIT_AUTHOR_NAME="Debian $DEBIAN_PACKAGE" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org"
 export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 export GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE
-git -C "$src" init -q -b stock
-# -f: the tarball holds files that the kernel's own .gitignore would hide.
-git -C "$src" add -f -A .
-git -C "$src" -c core.autocrlf=false commit -q -m "Linux $ver ($DEBIAN_PACKAGE $served)" \
-	-m "Unmodified source from Debian's $DEBIAN_PACKAGE $served, $(basename "$TARBALL") sha256 $sum."
-git -C "$src" tag "v$ver-debian"
+commit=$(git commit-tree "$tree" -m "Linux $ver ($DEBIAN_PACKAGE $served)" \
+	-m "Unmodified source from Debian's $DEBIAN_PACKAGE $served, $(basename "$TARBALL") sha256 $sum.")
+git update-ref refs/heads/stock "$commit"
+git tag "v$ver-debian" "$commit"
+unset GIT_DIR GIT_INDEX_FILE
 rm -rf "$STOCK_GIT"
-git clone -q --bare "$src" "$STOCK_GIT"
-git -C "$STOCK_GIT" tag -f "v$ver-debian" stock >/dev/null
+mv "$new/stock.git" "$STOCK_GIT"
 echo "$served $(git -C "$STOCK_GIT" rev-parse stock)" >"$stamp"
 info "stock commit $(git -C "$STOCK_GIT" rev-parse stock) in $STOCK_GIT"
 info "PASS in $(elapsed)"

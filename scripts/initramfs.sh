@@ -9,10 +9,21 @@
 #   KSFT_OUT=<dir>  built selftests (default build/selftests)
 #   STAGES="..."    guest stages, in order (default: kvm-check kselftest-kvm nested-hackbench,
 #                   then kmemleak with PROFILE=debug)
-#   TESTS="<glob>..."  only plan entries matching one glob, e.g. TESTS='kvm:vgic* kvm:steal_time'
+#   PLAN=<file>     the selftest plan (default selftests/plan/kvm.plan; same
+#                   format: "kvm:<test>[@<mode>] <timeout> [args]" per line)
+#   EXTRA_TESTS="<entry>; ..."  plan entries added after PLAN's, ';'-separated,
+#                   each "kvm:<test>[@<mode>] [<timeout> [args]]" (timeout
+#                   300 unless given), e.g.
+#                   EXTRA_TESTS='kvm:access_tracking_perf_test 300 -b 16M'
+#   TESTS="<glob>..."  only plan entries (EXTRA_TESTS' too) matching one glob,
+#                   e.g. TESTS='kvm:vgic* kvm:steal_time'
+#   STREAM_SECONDS=N  how often a running selftest's new output is copied
+#                   to the console (default 10; 0: only when the test ends)
+#   PLAN_ONLY=1     print the guest's plan (after all of the above and
+#                   TIMEOUT_SCALE) and exit; needs no Image or rootfs
 #   SKIPLIST=<file> tests not to run, with reasons (default selftests/skiplist.txt;
 #                   SKIPLIST=/dev/null runs everything in the plan)
-#   KSELFTEST_<NAME>_ARGS  replace a plan entry's arguments
+#   KSELFTEST_<NAME>_ARGS  replace a plan entry's arguments (EXTRA_TESTS' too)
 #   TIMEOUT_SCALE=N multiply the plan's per-test timeouts and L2_TIMEOUT
 #                   (default 1; 4 with PROFILE=debug or kcsan: checked kernels
 #                   run several times slower under TCG)
@@ -22,7 +33,6 @@
 #   OUT=<file>      output (default build/initramfs/l1.cpio.gz)
 stage=initramfs
 . "$(dirname "$0")/lib.sh"
-need_cmd cpio gzip "${CROSS_COMPILE}readelf"
 
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 KSFT_OUT=${KSFT_OUT:-$TOP/build/selftests}
@@ -42,6 +52,88 @@ L2_MEM=${L2_MEM:-256}
 L2_RUNS=${L2_RUNS:-1}
 L2_TIMEOUT=${L2_TIMEOUT:-$((300 * TIMEOUT_SCALE))}
 HACKBENCH_ARGS=${HACKBENCH_ARGS:--s 512 -l 20 -g 2 -f 5 -P}
+STREAM_SECONDS=${STREAM_SECONDS:-10}
+case $STREAM_SECONDS in '' | *[!0-9]*) die $E_USAGE "STREAM_SECONDS='$STREAM_SECONDS' is not a number of seconds" ;; esac
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The guest's plan: PLAN's entries, then EXTRA_TESTS', filtered by TESTS
+# and with KSELFTEST_<NAME>_ARGS applied, timeouts times TIMEOUT_SCALE.
+PLAN=${PLAN:-$TOP/selftests/plan/kvm.plan}
+[ -f "$PLAN" ] && [ -r "$PLAN" ] || die $E_USAGE "PLAN='$PLAN' is not a readable plan file"
+entries=()
+declare -A planned=() extra=()
+while read -r name tmo args; do
+	case $name in kvm:*) ;; *) continue ;; esac
+	entries+=("$name $tmo $args")
+	planned[$name]=1
+done <"$PLAN"
+IFS=';' read -r -a extras <<<"$(printf '%s' "${EXTRA_TESTS:-}" | tr '\n' ';')"
+for e in "${extras[@]}"; do
+	read -r name tmo args <<<"$e" || true
+	[ -n "$name" ] || continue
+	case $name in kvm:*) ;; *) name=kvm:$name ;; esac
+	[[ $name =~ ^kvm:[A-Za-z0-9_-]+(@[A-Za-z0-9_-]+)?$ ]] ||
+		die $E_USAGE "EXTRA_TESTS entry '$e': '$name' is not a test name (kvm:<test>[@<mode>] [<timeout> [args]], entries separated by ';')"
+	tmo=${tmo:-300}
+	case $tmo in *[!0-9]* | 0) die $E_USAGE "EXTRA_TESTS entry '$e': timeout '$tmo' is not a number of seconds (kvm:<test>[@<mode>] [<timeout> [args]], entries separated by ';')" ;; esac
+	[ -z "${planned[$name]:-}" ] ||
+		die $E_USAGE "EXTRA_TESTS: $name is already in the plan ($PLAN or EXTRA_TESTS); other arguments: KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z@-' 'A-Z__')_ARGS, another run: $name@<mode>"
+	entries+=("$name $tmo $args")
+	planned[$name]=1 extra[$name]=1
+done
+# The boot's silence limit (scripts/boot.sh's default STALL) against a
+# test that may run longer: its output reaches the console as it runs,
+# but a test silent for STALL seconds still counts as a hung guest.
+if [ "$PROFILE" = default ]; then stall=${STALL:-600}; else stall=${STALL:-1500}; fi
+plan=$work/kvm.plan
+: >"$plan"
+n=0
+nextra=0
+for ent in "${entries[@]}"; do
+	read -r name tmo args <<<"$ent" || true
+	if [ -n "${TESTS:-}" ]; then
+		hit=
+		set -f
+		for g in $TESTS; do
+			# shellcheck disable=SC2053
+			[[ $name == $g ]] && hit=1
+		done
+		set +f
+		[ -n "$hit" ] || continue
+	fi
+	var=KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z@-' 'A-Z__')_ARGS
+	[ -z "${!var+x}" ] || args=${!var}
+	tmo=$((tmo * TIMEOUT_SCALE))
+	if [ -n "${extra[$name]:-}" ]; then
+		t=${name#kvm:}
+		t=${t%@*}
+		if [ ! -d "$KSFT_OUT/kvm" ]; then
+			warn "$name: no $KSFT_OUT/kvm to look for its binary in"
+		elif [ ! -x "$KSFT_OUT/kvm/aarch64/$t" ] && [ ! -x "$KSFT_OUT/kvm/$t" ]; then
+			die $E_USAGE "EXTRA_TESTS: $name: no test binary $t in $KSFT_OUT/kvm (built by 'make selftests')"
+		fi
+		[ "$stall" = 0 ] || [ "$tmo" -lt "$stall" ] ||
+			warn "$name: timeout ${tmo}s is not below STALL (${stall}s): should it print nothing for ${stall}s, the boot stops as hung; raise STALL"
+		nextra=$((nextra + 1))
+	fi
+	printf '%s %s %s\n' "$name" "$tmo" "$args" >>"$plan"
+	n=$((n + 1))
+done
+if [ "$n" = 0 ]; then
+	case " $STAGES " in
+	*" kselftest-kvm "* | *" soak "*) die $E_USAGE "TESTS='${TESTS:-}' matches no entry of $PLAN${EXTRA_TESTS:+ or EXTRA_TESTS}" ;;
+	esac
+fi
+if [ "${PLAN_ONLY:-0}" = 1 ]; then
+	cat "$plan"
+	exit 0
+fi
+if [ ${#extra[@]} -gt 0 ]; then
+	info "EXTRA_TESTS: $nextra of ${#extra[@]} entries in the plan$([ "$nextra" = ${#extra[@]} ] || echo ', the others not matched by TESTS')"
+fi
+need_cmd cpio gzip "${CROSS_COMPILE}readelf"
 
 [ -f "$IMAGE" ] || die $E_USAGE "no kernel Image at $IMAGE: run 'make build' first"
 [ -r "$SKIPLIST" ] || die $E_USAGE "SKIPLIST '$SKIPLIST' not readable"
@@ -58,9 +150,6 @@ for v in L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT; do
 	'' | *[!0-9]*) die $E_USAGE "$v='${!v}' is not a positive integer" ;;
 	esac
 done
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # --- L2 initramfs: busybox, hackbench and its libraries only.
 l2=$work/l2root
@@ -84,41 +173,20 @@ install -m 0755 "$TOP/selftests/guest/init.sh" "$root/init"
 install -m 0755 "$TOP"/selftests/guest/stage-*.sh "$root/usr/share/workbench/"
 cp "$IMAGE" "$root/l2/Image"
 (cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) >"$root/l2/initramfs.cpio.gz"
+cp "$work/kvm.plan" "$root/etc/workbench/kvm.plan"
 echo "$STAGES" >"$root/etc/workbench/stages"
 cp "$SKIPLIST" "$root/etc/workbench/skiplist.txt"
 cp "$TOP/selftests/flaky.txt" "$root/etc/workbench/flaky.txt"
 {
-	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT; do echo "$v=${!v}"; done
+	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT STREAM_SECONDS; do echo "$v=${!v}"; done
 	# The bench and soak stages' settings, single-quoted for the guest's sh.
 	while IFS= read -r v; do
 		printf "%s='%s'\n" "$v" "${!v//\'/\'\\\'\'}"
 	done < <(compgen -e | grep -E '^(BENCH|SOAK)_[A-Z0-9_]+$' || true)
 } >"$root/etc/workbench/env"
 
-# The plan, filtered by TESTS and with KSELFTEST_<NAME>_ARGS applied.
-plan=$root/etc/workbench/kvm.plan
-n=0
-while read -r name tmo args; do
-	case $name in kvm:*) ;; *) continue ;; esac
-	if [ -n "${TESTS:-}" ]; then
-		hit=
-		set -f
-		for g in $TESTS; do
-			# shellcheck disable=SC2053
-			[[ $name == $g ]] && hit=1
-		done
-		set +f
-		[ -n "$hit" ] || continue
-	fi
-	var=KSELFTEST_$(echo "${name#kvm:}" | tr 'a-z@-' 'A-Z__')_ARGS
-	[ -z "${!var+x}" ] || args=${!var}
-	printf '%s %s %s\n' "$name" "$((tmo * TIMEOUT_SCALE))" "$args" >>"$plan"
-	n=$((n + 1))
-done <"$TOP/selftests/plan/kvm.plan"
-touch "$plan"
 case " $STAGES " in
 *" kselftest-kvm "* | *" soak "*)
-	[ "$n" -gt 0 ] || die $E_USAGE "TESTS='${TESTS:-}' matches no entry of selftests/plan/kvm.plan"
 	cp -a "$KSFT_OUT/kvm"/. "$root/ksft/kvm/"
 	find "$root/ksft" -name '*.o' -o -name '*.d' -o -name '*.a' | xargs -r rm -f
 	;;

@@ -7,7 +7,8 @@ RESULTS/console-<variant>.log (the boots of the "variants" stage, whose
 stages are reported as <variant>/<stage>), and writes:
   results.ktap   KTAP v1, one nested subtest per stage; kselftest TAP and
                  KUnit KTAP lines kept verbatim; "# Totals:" per stage
-  results.json   build info and per-stage {status, duration}
+  results.json   build info, per-stage {status, duration}, and the run's
+                 classified exit code (results.exit_code, as run.sh exits)
   SUMMARY.md     one page for humans
   logs/<test>.log  per-selftest logs, first line = the command
 and prints the final "N passed, N failed, N skipped" line.
@@ -25,6 +26,7 @@ import subprocess
 import sys
 
 TS = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+TS_SECONDS = re.compile(r"^\[\s*(\d+\.\d+)\]")
 RESULT = re.compile(r"^(\s*)(not ok|ok) (\d+) (.*?)(?:\s+#\s*(.*))?$")
 SPLAT = re.compile(
     r"(WARNING: CPU:|BUG: |Oops|Unable to handle kernel|"
@@ -32,9 +34,13 @@ SPLAT = re.compile(
     r"inconsistent lock state|suspicious RCU usage|"
     r"KASAN:|UBSAN:|KCSAN:|refcount_t: |kmemleak: .* new suspected|"
     r"Kernel panic - not syncing|soft lockup|hard LOCKUP|hung_task|INFO: task .* blocked|"
-    r"\b(?:asid|vmid): ID \d+ shared by two contexts)")
+    r"\b(?:asid_flush_cpu|vmid_flush_all): ID \d+ shared by two contexts)")
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# scripts/lib.sh's E_* codes, as scripts/run.sh names them.
+EXIT_MEANING = {0: "all passed", 1: "tool or usage error", 2: "build or test failure",
+                124: "host timeout",
+                255: "guest panic, or QEMU exited without the sentinel"}
 
 
 def sh(cmd):
@@ -80,8 +86,12 @@ class Stage:
 
 
 def kunit_stage(console):
-    """KUnit runs at boot; its KTAP is on the console before WORKBENCH-BEGIN."""
-    lines, on = [], False
+    """KUnit runs at boot; its KTAP is on the console before WORKBENCH-BEGIN.
+
+    It has no WORKBENCH-STAGE-END line: its duration is the span of the
+    printk timestamps of its first and last KTAP lines (None without them).
+    """
+    lines, on, first, last = [], False, None, None
     for raw in console.splitlines():
         if "WORKBENCH-BEGIN" in raw:
             break
@@ -91,7 +101,12 @@ def kunit_stage(console):
         if on and re.match(r"^\s*(KTAP version|TAP version|\d+\.\.\d+|ok |not ok |# )",
                            ln):
             lines.append(ln)
-    st = Stage("kunit", "PASS", None, lines)
+            m = TS_SECONDS.match(raw)
+            if m:
+                last = float(m.group(1))
+                first = last if first is None else first
+    seconds = int(round(last - first)) if first is not None else None
+    st = Stage("kunit", "PASS", seconds, lines)
     # Count leaf test cases (one level below the suites).
     st.count_results(indent=4)
     if not lines:
@@ -241,6 +256,7 @@ def main():
     console = read(os.path.join(results, "console.log"))
 
     stages = host_stages(results)
+    host_rcs = [s.rc for s in stages if s.rc]
     booted = any(s.name == "boot" for s in stages)
     splats = []
     if booted:
@@ -277,6 +293,10 @@ def main():
     npass = sum(s.npass for s in stages)
     nfail = sum(s.nfail for s in stages)
     nskip = sum(s.nskip for s in stages)
+    # The run's classified exit code, as scripts/run.sh prints it ("I: run:
+    # exit N (...)") and exits with: the first failing host stage's code,
+    # else 2 when a test failed, else 0. (make itself exits 2 on any failure.)
+    exit_code = host_rcs[0] if host_rcs else (2 if nfail else 0)
     times = hackbench_times(stages)
 
     env = {}
@@ -308,6 +328,8 @@ def main():
         },
         "results": {
             "status": "PASS" if nfail == 0 else "FAIL",
+            "exit_code": exit_code,
+            "exit_meaning": EXIT_MEANING.get(exit_code, "unexpected"),
             "totals": {"pass": npass, "fail": nfail, "skip": nskip},
             "stages": {s.name: {"status": "PASS" if s.status == "PASS" and not s.nfail
                                 else "FAIL", "duration": s.seconds,
@@ -328,8 +350,9 @@ def main():
           "- Series: %d patches, sha256 %s" % (b["series_patches"], b["series_sha256"][:16]),
           "- Toolchain: %s; QEMU: %s" % (b["toolchain"], b["qemu"]),
           "- Kernel profile: %s" % b["profile"],
-          "- Result: **%s** — %d passed, %d failed, %d skipped" % (
-              info["results"]["status"], npass, nfail, nskip), "",
+          "- Result: **%s** — %d passed, %d failed, %d skipped; exit %d (%s)" % (
+              info["results"]["status"], npass, nfail, nskip, exit_code,
+              info["results"]["exit_meaning"]), "",
           "## Stages", "", "```"]
     for s in stages:
         md.append("I: %s: %s in %s (pass %d, fail %d, skip %d)" % (

@@ -33,7 +33,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..21"
+echo "1..29"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -61,6 +61,123 @@ printf '%s\n' 'stage=silent' ". '$TOP/scripts/lib.sh'" 'v=$(false | cat)' 'echo 
 	>"$tmp/silent.sh"
 expect no-silent-exit 1 '^E: silent: line 3: "v=\$\(false \| cat\)" failed \(rc=1\)$' \
 	bash "$tmp/silent.sh"
+
+# deps.sh and another package manager (issue 24): with a lock of
+# APT_LOCKS held (here by flock, on a file of our own; deps.sh reads the
+# holder from /proc/locks, as for apt's and dpkg's fcntl locks), it must
+# say what it waits for and who holds it, then give up after
+# APT_LOCK_TIMEOUT with exit 1 and advice; or, once the lock is free, go
+# on to apt-get with DPkg::Lock::Timeout. Nothing real is installed: the
+# fakes (first in PATH, and APT_GET) report every package missing, root,
+# and an apt-get that stops the stage at its first call.
+mkdir -p "$tmp/apt/bin"
+printf '#!/bin/sh\nexit 1\n' >"$tmp/apt/bin/dpkg-query"
+printf '#!/bin/sh\n[ "$1" = --print-foreign-architectures ] && echo arm64 && exit 0\necho "fake dpkg: $*"; exit 1\n' \
+	>"$tmp/apt/bin/dpkg"
+printf '#!/bin/sh\necho 0\n' >"$tmp/apt/bin/id"
+cat >"$tmp/apt/bin/apt-get" <<'FAKE'
+#!/bin/sh
+# As apt does when the lock is taken; else say how it was called and stop.
+flock -n "$FAKE_LOCK" true ||
+	{ echo "E: Could not get lock $FAKE_LOCK. It is held by process 1 (apt-get)"; exit 100; }
+echo "fake apt-get: $*"
+exit 100
+FAKE
+chmod +x "$tmp/apt/bin"/*
+: >"$tmp/apt/lock"
+# deps_locked HOLD_SECONDS TIMEOUT: deps.sh while flock holds the lock.
+deps_locked() {
+	local holder rc
+	# -o: the lock is flock's own, gone when it is killed (not its sleep's)
+	flock -o "$tmp/apt/lock" sleep "$1" </dev/null >/dev/null 2>&1 &
+	holder=$!
+	sleep 0.5
+	env PATH="$tmp/apt/bin:$PATH" APT_GET="$tmp/apt/bin/apt-get" FAKE_LOCK="$tmp/apt/lock" \
+		APT_LOCKS="$tmp/apt/no-such-lock $tmp/apt/lock" APT_LOCK_TIMEOUT="$2" CACHE_DIR="$tmp/apt/cache" \
+		"$TOP/scripts/deps.sh"
+	rc=$?
+	kill $holder 2>/dev/null
+	wait $holder 2>/dev/null
+	grep -Eq "^I: deps: waiting for $tmp/apt/lock, held by pid $holder \(flock -o $tmp/apt/lock sleep $1\)" "$tmp/out" ||
+		{ echo "no 'waiting for ..., held by pid $holder (flock ...)' line"; return 99; }
+	return $rc
+}
+expect deps-apt-lock-timeout 1 "^E: deps: gave up after 3s waiting for $tmp/apt/lock, held by pid [0-9]+ .*let it finish, then run 'make deps' again, or wait longer with APT_LOCK_TIMEOUT" \
+	deps_locked 30 3
+deps_freed() {
+	local rc=0
+	deps_locked 3 60 || rc=$?
+	grep -Eq '^I: deps: apt/dpkg locks free after [0-9]+s' "$tmp/out" || { echo "no 'locks free' line"; return 99; }
+	return $rc
+}
+# (the fake apt-get's line is in the tail of its log that deps.sh prints)
+expect deps-apt-lock-freed 1 "^fake apt-get: -o DPkg::Lock::Timeout=60 update -qq" deps_freed
+
+# The guest's selftest stage streams a test's output to the console while
+# the test runs (issue 24: before, a test's output came only at its end,
+# and a test running longer than STALL was taken for a hung guest). Run
+# on the host under sh with a fake test that waits until its own first
+# line is on the console before it prints its second, and fails if it
+# never is. The report must then split the same per-test log, each line
+# once, from the console; and give KUnit (which runs at boot, without
+# stage markers) the duration of its printk timestamps, and results.json
+# the run's classified exit code.
+mkdir -p "$tmp/g/etc" "$tmp/g/ksft/aarch64" "$tmp/g/tmp" "$tmp/rep/logs" "$tmp/rep2/logs"
+cat >"$tmp/g/ksft/aarch64/wb_fake_test" <<'FAKE'
+#!/bin/sh
+echo "wb_fake_test: started"
+i=0
+until grep -q '^# wb_fake_test: started$' "$FAKE_CONSOLE"; do
+	i=$((i + 1))
+	[ $i -le 20 ] || { echo "wb_fake_test: first line not on the console after 10 s"; exit 1; }
+	sleep 0.5
+done
+echo "wb_fake_test: first line seen on the console while running"
+FAKE
+chmod +x "$tmp/g/ksft/aarch64/wb_fake_test"
+echo "kvm:wb_fake_test 30 -x 1" >"$tmp/g/etc/kvm.plan"
+: >"$tmp/g/etc/skiplist.txt"
+: >"$tmp/g/etc/flaky.txt"
+streams() {
+	local rc
+	env WB_ETC="$tmp/g/etc" WB_KSFT="$tmp/g/ksft" WB_TMP="$tmp/g/tmp" WB_SYSRQ=/dev/null \
+		STREAM_SECONDS=1 FAKE_CONSOLE="$tmp/g/console" \
+		sh "$TOP/selftests/guest/stage-kselftest-kvm.sh" >"$tmp/g/console" 2>&1
+	rc=$?
+	cat "$tmp/g/console"
+	return $rc
+}
+expect guest-streams-test-output 0 '^# wb_fake_test: first line seen on the console while running$' streams
+{
+	printf '%s\n' '[    1.000000] KTAP version 1' '[    1.000100] 1..1' '[    1.100000]     KTAP version 1' \
+		'[    1.100100]     # Subtest: wb-suite' '[    1.100200]     1..1' '[    4.400000]     ok 1 wb_case' \
+		'[    4.600000] ok 1 wb-suite' 'WORKBENCH-BEGIN 6.12.117 2 cpus' 'WORKBENCH-STAGE-BEGIN kselftest-kvm'
+	cat "$tmp/g/console"
+	printf '%s\n' 'WORKBENCH-STAGE-END kselftest-kvm rc=0 seconds=2' 'WORKBENCH-END rc=0'
+} >"$tmp/rep/console.log"
+cp "$tmp/rep/console.log" "$tmp/rep2/console.log"
+printf 'boot\tPASS\t12\t0\n' >"$tmp/rep/stages.tsv"
+printf 'build\tPASS\t1\t0\nboot\tFAIL\t12\t124\nvariants\tFAIL\t3\t2\n' >"$tmp/rep2/stages.tsv"
+report() { # report DIR: report.py on DIR, then its per-test log
+	python3 "$TOP/scripts/report.py" "$1" >"$1/report.out" 2>&1
+	cat "$1/SUMMARY.md" "$1/logs/kvm:wb_fake_test.log" 2>&1
+}
+split_log() {
+	local log=$tmp/rep/logs/kvm:wb_fake_test.log
+	report "$tmp/rep"
+	[ "$(grep -c '^wb_fake_test: ' "$log")" = 2 ] && grep -q '^ok 1 selftests: kvm: wb_fake_test$' "$log" ||
+		{ echo "the per-test log is not the 2 lines of wb_fake_test and its ok line"; return 1; }
+}
+expect report-splits-streamed-log 0 '^# to reproduce \(in the L1 guest\): wb_fake_test -x 1 \(timeout 30s\)$' split_log
+expect report-kunit-duration 0 '^I: kunit: PASS in 0:00:04 \(pass 1, fail 0, skip 0\)$' report "$tmp/rep"
+exit_codes() {
+	report "$tmp/rep" >/dev/null
+	report "$tmp/rep2" >/dev/null
+	python3 -c 'import json, sys; print("exit codes", *(json.load(open(p))["results"]["exit_code"] for p in sys.argv[1:]))' \
+		"$tmp/rep/results.json" "$tmp/rep2/results.json"
+	grep -h '^- Result:' "$tmp/rep/SUMMARY.md" "$tmp/rep2/SUMMARY.md"
+}
+expect report-exit-code 0 '^exit codes 0 124$' exit_codes
 
 # debug-compare's judge (scripts/splat-compare.py), on two made-up
 # consoles of kernels that enabled KCSAN. Under kcsan it must count the
@@ -132,6 +249,22 @@ small() {
 }
 small ok STAGES=kvm-check
 small fail STAGES=kselftest-kvm TESTS=kvm:vgic_irq KSELFTEST_VGIC_IRQ_ARGS=-Z
+# A selftest added from the command line (issue 24: before, only by an
+# edit of selftests/plan/kvm.plan) is in the plan the guest runs, with its
+# arguments, and TESTS selects it like a plan entry; a test without a
+# built binary is refused before anything boots.
+small extra STAGES=kselftest-kvm PLAN= TESTS='kvm:vgic_irq kvm:access_tracking_perf_test' \
+	EXTRA_TESTS='kvm:access_tracking_perf_test 300 -b 16M; kvm:memslot_perf_test'
+guest_plan() {
+	gzip -dc "$tmp/extra.cpio.gz" | cpio -i --quiet --to-stdout 'etc/workbench/kvm.plan' >"$tmp/extra.plan"
+	cat "$tmp/extra.plan"
+	[ "$(wc -l <"$tmp/extra.plan")" = 2 ] && grep -q '^kvm:vgic_irq 300 $' "$tmp/extra.plan" ||
+		{ echo "the guest's plan is not vgic_irq and the extra test"; return 1; }
+}
+expect extra-test-in-guest-plan 0 '^kvm:access_tracking_perf_test 300 -b 16M$' guest_plan
+expect extra-test-without-binary 1 "EXTRA_TESTS: kvm:wb_no_such_test: no test binary wb_no_such_test in .*make selftests" \
+	env PLAN_ONLY=1 PLAN= TESTS= EXTRA_TESTS='kvm:vgic_irq@again 60 -h; kvm:wb_no_such_test 60' OUT="$tmp/never.cpio.gz" \
+	"$TOP/scripts/initramfs.sh"
 expect guest-passes 0 "WORKBENCH-END rc=0" \
 	env INITRD="$tmp/ok.cpio.gz" CONSOLE_LOG="$tmp/ok.log" TIMEOUT=600 "$TOP/scripts/boot.sh"
 expect selftest-fails 2 "guest reported test failures" \
