@@ -3,17 +3,18 @@
 #   make          fetch, apply the series, build, boot nested QEMU, run the
 #                 tests and the hackbench-in-L2 scenario, print the report
 #   make check    the test suite (what .ci/run runs): the above plus the
-#                 series checks, the model check, the userspace harness and
-#                 the workbench's own fault-injection tests
+#                 series checks, the model check, the userspace harness,
+#                 kvm-unit-tests' ITS group in the guest (KUT_GROUPS; its
+#                 source: KUT_SRC) and the workbench's own fault-injection tests
 #   make help     everything else
 #
 # Variables (Kbuild/kselftest meanings): ARCH CROSS_COMPILE O= V=1 JOBS
 # CACHE_DIR RESULTS_DIR TREE TESTS EXTRA_TESTS PLAN KSELFTEST_<NAME>_ARGS QEMU
 # QEMU_CPU QEMU_SMP QEMU_MEM QEMU_EXTRA TIMEOUT STALL L2_GUESTS HACKBENCH_ARGS
-# APT_LOCK_TIMEOUT; see README.md. `make` exits 2 on any failure; the
-# workbench's own exit code is the `I: run: exit N` line (README "Exit codes").
+# APT_LOCK_TIMEOUT KUT_SRC KUT_GROUPS KUT_TIMEOUT; see README.md. `make` exits 2 on any failure; the
+# workbench's own exit code is the `I: run: exit N` line (README "Results and exit codes").
 # make bench: BENCH_PAIRS BENCH_QUICK BENCH_REBUILD BENCH_QEMU_EXTRA and the
-# scenario sizes listed in scripts/bench.sh and README.md.
+# scenario sizes listed in scripts/bench.sh and Documentation/workbench.md.
 
 SHELL := /bin/bash
 export ARCH ?= arm64
@@ -22,17 +23,20 @@ export V ?= 0
 export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS EXTRA_TESTS PLAN TIMEOUT
 
 PIPELINE := deps fetch apply check-series build selftests guest-rootfs initramfs boot
-CHECK := deps fetch apply check-series model harness build selftests guest-rootfs initramfs boot variants workbench-selftest
+CHECK := deps fetch apply check-series litmus model harness allocator-gate build selftests guest-rootfs kvm-unit-tests initramfs boot variants workbench-selftest
+# Guest stages that only make check adds to the main boot (not to the
+# variant boots); `make check CHECK_GUEST_STAGES=` leaves them out.
+CHECK_GUEST_STAGES ?= kvm-unit-tests
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
-	guest-rootfs initramfs boot variants report model harness workbench-selftest \
+	guest-rootfs kvm-unit-tests initramfs boot variants report litmus model harness allocator-gate workbench-selftest \
 	check-bisect kernel-mutants bench bench-report soak debug-compare clean distclean
 
 all:
 	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
 
 check:
-	@MAKE_TARGET=check STAGES_HOST="$(CHECK)" scripts/run.sh
+	@MAKE_TARGET=check STAGES_HOST="$(CHECK)" STAGES_EXTRA="$(CHECK_GUEST_STAGES)" scripts/run.sh
 
 help:
 	@sed -n '/^# arm64/,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
@@ -45,12 +49,16 @@ help:
 	@echo '  build         merge configs/*.config, audit, cross-build Image'
 	@echo '  selftests     cross-build static kvm selftests'
 	@echo '  guest-rootfs  arm64 userland from Debian .debs (busybox, hackbench, qemu)'
+	@echo '  kvm-unit-tests  cross-build kvm-unit-tests (KUT_SRC) into build/kvm-unit-tests, cached'
 	@echo '  initramfs     L1 initramfs with tests, L2 VMM, L2 kernel + initramfs'
 	@echo '  boot          boot L1 and run the guest stages (console: build/console.log)'
 	@echo '  variants      boot again per selftests/variants.txt (nVHE; KPTI + 4-bit ASIDs/VMIDs)'
 	@echo '  report        rebuild results/latest/{results.ktap,results.json,SUMMARY.md}'
+	@echo '  timings       rewrite the timing table in README.md from results/latest/results.json'
+	@echo '  litmus        herd7: every ordering the allocator relies on (LKMM + Armv8)'
 	@echo '  model         SPIN model check of the allocator + mutation gate'
 	@echo '  harness       allocator C in userspace under TSan/ASan + mutation gate'
+	@echo '  allocator-gate  the allocator KUnit suite on the host, each seeded bug killed by its named case'
 	@echo '  workbench-selftest  fault injection: make check must fail when it should'
 	@echo '  check-bisect  build after every patch of the series'
 	@echo '  kernel-mutants  seeded allocator and ITS cache bugs must make their tests fail in the guest'
@@ -60,7 +68,7 @@ help:
 	@echo '  debug-compare PROFILE=debug|kcsan: stock vs patched debug kernels, same tests, splat counts by kind'
 	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
 
-deps fetch export check-series build selftests guest-rootfs initramfs boot variants model harness workbench-selftest check-bisect kernel-mutants bench soak debug-compare:
+deps fetch export check-series litmus build selftests guest-rootfs kvm-unit-tests initramfs boot variants model harness allocator-gate workbench-selftest check-bisect kernel-mutants bench soak debug-compare:
 	@scripts/$@.sh
 
 apply tree:
@@ -69,11 +77,15 @@ apply tree:
 report:
 	@python3 scripts/report.py results/latest
 
+.PHONY: timings
+timings:
+	@python3 scripts/timings.py results/latest README.md
+
 bench-report:
 	@python3 scripts/bench-report.py results/latest
 
 clean:
-	rm -rf build/kernel build/kernel-debug build/kernel-kcsan build/selftests build/initramfs build/console.log
+	rm -rf build/kernel build/kernel-debug build/kernel-kcsan build/selftests build/kvm-unit-tests build/initramfs build/console.log
 
 distclean: clean
 	rm -rf build results "$${CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/arm64-kvm-series}"

@@ -33,6 +33,22 @@ if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 fi
 
 mapfile -t patches < <( (grep -v '^[[:space:]]*\(#\|$\)' "$SERIES" || true) | sed 's|^patches/||')
+# Sections "# == <N>-<name>: <title>": each is a posted series, whose last
+# patch gets the tag part/<N>-<name> (make export reads them back).
+declare -A part_end=()
+cur=
+while IFS= read -r line; do
+	case $line in
+	'# == '*) cur=${line#'# == '}; cur=${cur%%:*} ;;
+	'#'* | '') ;;
+	*) [ -z "$cur" ] || part_end[${line#patches/}]=$cur ;;
+	esac
+done <"$SERIES"
+# The last patch of each section: later entries of the same part overwrite.
+declare -A last_of=()
+for p in "${patches[@]}"; do
+	[ -z "${part_end[$p]:-}" ] || last_of[${part_end[$p]}]=$p
+done
 for p in "${patches[@]}"; do
 	[ -f "$PATCH_DIR/$p" ] || die $E_USAGE "series names $p but $PATCH_DIR/$p does not exist"
 done
@@ -73,6 +89,8 @@ for p in "${patches[@]}"; do
 		git -C "$TREE" am --abort >/dev/null 2>&1 || true
 		die $E_FAIL "patch $n/${#patches[@]} $p does not apply to $(git -C "$TREE" log -1 --format='%h %s')"
 	fi
+	pt=${part_end[$p]:-}
+	[ -z "$pt" ] || [ "${last_of[$pt]}" != "$p" ] || git -C "$TREE" tag -f "part/$pt" HEAD >/dev/null
 done
 git -C "$TREE" tag -f applied HEAD >/dev/null
 echo "$key" >"$TREE/.git/workbench-applied"

@@ -6,6 +6,9 @@ Reads, in RESULTS_DIR (written by scripts/bench.sh):
                  "BENCH <scenario> <key>=<value> ..." lines
                  (selftests/guest/stage-bench.sh); first line: the QEMU command
   bench-cost.txt selftests/harness/cost.sh output ("# callgrind: ..." lines)
+  bench-cost-sweep.tsv  selftests/harness/cost-sweep.sh: instructions per
+                 rollover and per fast-path call against NCPU, stock vs series
+                 (its table and fits in bench-cost-sweep.txt, plot .svg)
   bench.env      bench.sh's settings (key=value), bench-boots.tsv (per boot:
                  rc, seconds, host load average)
 and writes:
@@ -15,7 +18,13 @@ and writes:
   plots/bench-<group>.png  gnuplot: each ratio with its per-pair min..max,
                  a line at 1.0 and the goal
   Documentation/benchmarks.md  the part between the bench-report markers
-                 (--doc PATH elsewhere, --no-doc not at all)
+                 (--doc PATH elsewhere, --no-doc not at all): no run ID or
+                 results path (results/ is not committed), the series named
+                 by the patched commit's subject and patch count, paths in
+                 commands relative to the checkout, and the plots copied
+                 next to it (Documentation/plots/bench-<group>.png,
+                 bench-cost-sweep.svg; stale bench-* plots there removed)
+                 and shown with relative image links
 and prints the table. One value per metric and boot: the median of the
 runs of that boot (hackbench_l1 runs several times per boot). Ratio =
 median(patched) / median(stock); per-pair ratios are patched(pair i) /
@@ -60,6 +69,8 @@ GROUPS = [  # (group id, short name, plot title, predicate on metric id)
     ("exit", "VMID fast path", "VMID fast path: exit round trip with 1, 2, 4 VMs (figure 3)",
      lambda m: m.startswith("exit_cost")),
     ("lpi", "LPI", "LPI: vgic_lpi_stress (figure 4)", lambda m: m.startswith("lpi_")),
+    ("sweep", "instructions vs NCPU", "Allocator instructions against NCPU, callgrind",
+     lambda m: m.startswith("cost.sweep_")),
     ("cost", "instructions", "Allocator instructions, callgrind (figure 5)",
      lambda m: m.startswith("cost.")),
 ]
@@ -204,6 +215,27 @@ def parse_cost(results):
     return out, header, text
 
 
+def parse_sweep(results):
+    """cost-sweep.sh's TSV: {metric id: (stock, series)}, the rollover per kind
+    and NCPU, the fast path (constant in NCPU, checked there) at the largest."""
+    out, rows = {}, {}
+    for ln in read(os.path.join(results, "bench-cost-sweep.tsv")).splitlines()[1:]:
+        f = ln.split("\t")
+        if len(f) >= 5 and num(f[3]) and num(f[4]):
+            rows.setdefault((f[1], int(f[0])), {})[f[2]] = (num(f[3]), num(f[4]))
+    top = {}
+    for (kind, n), v in rows.items():
+        if "stock" in v and "series" in v:
+            out["cost.sweep_%s_rollover[ncpu=%d].instr_per_rollover" % (kind, n)] = (
+                v["stock"][1], v["series"][1])
+            top[kind] = max(top.get(kind, 0), n)
+    for kind, n in top.items():
+        v = rows[(kind, n)]
+        out["cost.sweep_%s_fastpath[ncpu=%d].instr_per_call" % (kind, n)] = (
+            v["stock"][0], v["series"][0])
+    return out
+
+
 def build_metrics(samples, cost):
     per_metric, raw = {}, {}
     for (kind, mid), by_pair in samples.items():
@@ -232,9 +264,10 @@ def build_metrics(samples, cost):
                 ent["ratio_min"], ent["ratio_max"] = min(pr.values()), max(pr.values())
         metrics.append(ent)
     metrics.sort(key=lambda e: sort_key(e["id"]))
-    for mid, (sv, lv) in sorted(cost.items()):
+    for mid, (sv, lv) in sorted(cost.items(), key=lambda kv: [  # ncpu=8 before ncpu=16
+            int(t) if t.isdigit() else t for t in re.split(r"(\d+)", kv[0])]):
         r = lv / sv if sv else None
-        metrics.append({"id": mid, "group": "cost", "key": mid.rsplit(".", 1)[1],
+        metrics.append({"id": mid, "group": group_of(mid), "key": mid.rsplit(".", 1)[1],
                         "better": "lower",
                         "stock": {"per_pair": {"1": sv}, "n": 1, "min": sv, "median": sv, "max": sv},
                         "patched": {"per_pair": {"1": lv}, "n": 1, "min": lv, "median": lv, "max": lv},
@@ -396,7 +429,16 @@ def goal_rows(metrics, scaling, ceilings=()):
     add("Fast-path instructions per call, library/stock", fp[0] if fp else None, "<=", 1.00,
         note="x86-64 Ir of the shimmed C (a proxy for arm64)")
     add("Instructions per rollover, library/stock", ro[0] if ro else None, "<=", 1.00,
-        note="issue 5 figure 5 names the fast path and the rollover")
+        note="the target names the fast path and the rollover")
+    for kind in ("vmid", "asid"):
+        sw = [e for e in metrics if e["id"].startswith("cost.sweep_%s_rollover[" % kind)
+              and e["ratio"] is not None]
+        if sw:
+            add("Instructions per %s rollover, series/stock, worst NCPU of the sweep" % kind.upper(),
+                max(sw, key=lambda e: e["ratio"]), "<=", 1.00,
+                note="cost-sweep.sh, NCPU %s; fits in bench-cost-sweep.txt" % ",".join(
+                    str(n) for n in sorted(int(re.search(r"ncpu=(\d+)", e["id"]).group(1))
+                                           for e in sw)))
     return rows
 
 
@@ -444,7 +486,7 @@ plot '{dat}' using 1:3:4:5:xticlabels(2) with yerrorbars pointtype 7 pointsize 1
      '' using 1:6 with points pointtype 2 pointsize 2 linecolor rgb "#c0392b" title "goal", \\
      '' using 1:3:(sprintf("%.3f", $3)) with labels offset char 4,0.6 notitle
 """.format(png=png, title=title, sub="%s; dashed: 1.0%s" % (
-        "deterministic, one run" if gid == "cost" else "%d pair(s)" % npairs,
+        "deterministic, one run" if gid in ("cost", "sweep") else "%d pair(s)" % npairs,
         "; log scale" if logy else ""), ylabel=ylabel,
         xmax=len(rows) + 0.6, ylo=ylo, yhi=yhi, dat=dat, scale=scale)
     with open(gp, "w") as f:
@@ -584,18 +626,25 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
             icount, pngs, for_doc, ceilings=()):
     npairs = max([lg["pair"] for lg in logs] or [0])
     md = []
-    md.append("Run `%s`: %d pair(s) (stock, patched%s, alternating), quick=%s, machine: %s."
-              % (env.get("command", "make bench"), npairs,
+    md.append("%s `%s`: %d pair(s) (stock, patched%s, alternating), quick=%s, machine: %s."
+              % ("Measured with" if for_doc else "Run", env.get("command", "make bench"), npairs,
                  ", patched with kvm-arm.vmid_bits=%s" % env.get("BENCH_VMID_BITS")
                  if env.get("clamped_boot") == "1" else "",
                  env.get("BENCH_QUICK", "?"), machine(env)))
-    if env.get("patched_describe"):
+    if env.get("patched_describe") and for_doc:
+        # the series by what it is, not by a run: the patched commit's
+        # subject and how many patches it is over stock
+        md.append("Series: %s patches over stock, the last one \"%s\"; both kernels "
+                  "from fragments `%s`." % (env.get("patched_patches", "?"),
+                                             patched_subject(env),
+                                             env.get("BENCH_CONFIGS", "?")))
+    elif env.get("patched_describe"):
         md.append("Kernels: stock `%s` (tag stock) vs patched `%s` (%s patches), both "
                   "from fragments `%s`." % (env.get("stock_commit", "?")[:12],
                                              env.get("patched_describe"),
                                              env.get("patched_patches", "?"),
                                              env.get("BENCH_CONFIGS", "?")))
-    md += ["", "### Goals (issue 5)", "",
+    md += ["", "### Goals", "",
            "| goal | value | range | target | status |", "|---|---|---|---|---|"]
     for g in goals:
         rng = "–" if g["range"][0] is None else "%s–%s%s" % (
@@ -667,28 +716,33 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
            "VM's round trips, for N in %s; no clamp, so no rollover."
            % (env.get("BENCH_EXIT_SECONDS", "?"), env.get("BENCH_EXIT_VMS", "?")),
            "- cost.*: `selftests/harness/cost.sh` (%s)." % (cost_header or "no output"),
+           "- cost.sweep_*: `selftests/harness/cost-sweep.sh` (the same callgrind counts "
+           "against NCPU possible CPUs, also for ASIDs: stock context.c vs the series; "
+           "rollover = the rolling call minus a slow path without rollover; table and "
+           "linear fits in bench-cost-sweep.txt%s, plot bench-cost-sweep.svg)."
+           % (" of the run's results directory" if for_doc else ""),
            ]
     md += ["", "### Exact commands", "", "```",
            "%s   # in a clone of this repository" % env.get("command", "make bench")]
-    for k in ("build_stock", "build_patched"):
-        if env.get(k):
-            md.append(env[k])
+    cmds = [env[k] for k in ("build_stock", "build_patched") if env.get(k)]
     seen = set()
     for lg in logs:
         tag = (lg["kind"], lg["variant"])
         if lg["qemu"] and tag not in seen:
             seen.add(tag)
-            md.append(lg["qemu"])
+            cmds.append(lg["qemu"])
+    md += [relative_paths(c, results) for c in cmds] if for_doc else cmds
     md.append("KSRC=build/linux selftests/harness/cost.sh")
+    md.append("KSRC=build/linux selftests/harness/cost-sweep.sh --tsv bench-cost-sweep.tsv "
+              "--svg bench-cost-sweep.svg")
     md.append("```")
     if pngs:
         md += ["", "### Plots", ""]
-        if for_doc:
-            md += ["In the results directory of the run (results/ is not committed):", ""]
         for gid, path in pngs:
-            rel = os.path.relpath(path, results)
-            md.append("- %s: `%s`" % (gid, rel if not for_doc else
-                                      os.path.join("results", os.path.basename(results), rel)))
+            if for_doc:  # path: the copy next to the document, relative to it
+                md += ["![%s](%s)" % (gid, path), ""]
+            else:
+                md.append("- %s: `%s`" % (gid, os.path.relpath(path, results)))
     if failures:
         md += ["", "### Failures and warnings (a failed run contributes no figure)", ""]
         md += ["- `%s`" % f for f in failures]
@@ -711,10 +765,39 @@ def replace_section(path, heading, body):
         f.write(text)
 
 
+def patched_subject(env):
+    """The patched commit's subject (patched_describe is "<hash> <subject>")."""
+    d = env.get("patched_describe", "")
+    return d.split(" ", 1)[1] if " " in d else d or "?"
+
+
+def relative_paths(cmd, results):
+    """A command as it reads from the checkout: TOP/x -> x; the run's
+    results directory (not committed) -> RESULTS."""
+    cmd = cmd.replace(results + "/", "RESULTS/").replace(results, "RESULTS")
+    return re.sub(r"(?<![\w.-])" + re.escape(TOP) + r"/", "", cmd).replace(TOP, ".")
+
+
+def copy_plots(doc, pngs):
+    """Copy the run's plots to plots/ next to DOC; remove bench-* plots there
+    that this run did not make. Returns [(label, path relative to DOC)]."""
+    d = os.path.join(os.path.dirname(os.path.abspath(doc)), "plots")
+    os.makedirs(d, exist_ok=True)
+    out, names = [], set()
+    for gid, path in pngs:
+        name = os.path.basename(path)
+        shutil.copyfile(path, os.path.join(d, name))
+        names.add(name)
+        out.append((gid, "plots/" + name))
+    for name in os.listdir(d):
+        if name.startswith("bench-") and name.endswith((".png", ".svg")) and name not in names:
+            os.remove(os.path.join(d, name))
+    return out
+
+
 def update_doc(path, results, body):
     text = read(path)
-    block = "\n".join([DOC_BEGIN, "", "## Latest run: results/%s" % os.path.basename(results),
-                       ""] + body + ["", DOC_END])
+    block = "\n".join([DOC_BEGIN, "", "## Measured figures", ""] + body + ["", DOC_END])
     if DOC_BEGIN.split(" (")[0] in text and DOC_END in text:
         a = text.index(DOC_BEGIN.split(" (")[0])
         b = text.index(DOC_END) + len(DOC_END)
@@ -746,6 +829,10 @@ def main():
         return 1
     if env.get("BENCH_COST") == "1" and not cost:
         failures.append("bench-cost.txt: no '# callgrind:' figures (cost.sh failed?)")
+    sweep = parse_sweep(results)
+    if env.get("BENCH_COST") == "1" and not sweep:
+        failures.append("bench-cost-sweep.tsv: no figures (cost-sweep.sh failed?)")
+    cost.update(sweep)
     boots = read_boots(results, env)
     for b in boots:
         if b["rc"] not in ("0", ""):
@@ -768,7 +855,7 @@ def main():
         rows = [(e["id"], e["ratio"], e["ratio_min"], e["ratio_max"]) for e in metrics
                 if e["group"] == gid and e["ratio"] is not None]
         p = plot(results, gid, title + ": patched / stock", rows, goal_by_id,
-                 1 if gid == "cost" else npairs)
+                 1 if gid in ("cost", "sweep") else npairs)
         if p:
             pngs.append((gid, p))
     if scaling and any(scaling[k].get("median") is not None for k in ("stock", "patched")):
@@ -780,6 +867,8 @@ def main():
                  {"patched": 1.1}, npairs, ylabel="miss_ns ratio")
         if p:
             pngs.append(("lpi-miss-scaling", p))
+    if os.path.exists(os.path.join(results, "bench-cost-sweep.svg")):
+        pngs.append(("cost-sweep (cost-plot.py)", os.path.join(results, "bench-cost-sweep.svg")))
 
     out = {
         "meta": {"results": os.path.basename(results), "machine": machine(env),
@@ -798,8 +887,9 @@ def main():
     replace_section(os.path.join(results, "SUMMARY.md"), "## Benchmarks", body)
     if not a.no_doc:
         update_doc(a.doc, results, section(results, env, logs, metrics, scaling, goals,
-                                           failures, boots, cost_header, icount, pngs,
-                                           for_doc=True, ceilings=ceilings))
+                                           failures, boots, cost_header, icount,
+                                           copy_plots(a.doc, pngs), for_doc=True,
+                                           ceilings=ceilings))
     print("\n".join(body))
     print("")
     print("I: bench-report: %s, %s, %d plot(s) in %s%s" % (

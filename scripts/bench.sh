@@ -10,7 +10,8 @@
 #     (stock with AUDIT_MISSING=skip: it lacks the series' debug option);
 #  2. runs selftests/harness/cost.sh (callgrind instruction counts of the
 #     VMID allocator, stock vs library; host only, deterministic) into
-#     $RESULTS/bench-cost.txt;
+#     $RESULTS/bench-cost.txt, and selftests/harness/cost-sweep.sh (the same
+#     for VMIDs and ASIDs against NCPU 8..512) into bench-cost-sweep.{txt,tsv,svg};
 #  3. builds one initramfs per kernel (the L2 guests boot the same Image as
 #     L1) with the guest stage "bench" (selftests/guest/stage-bench.sh);
 #  4. boots stock, patched, stock, patched ... for BENCH_PAIRS pairs, each
@@ -44,7 +45,7 @@
 #                             build/bench-rev-tree and built into
 #                             build/kernel-bench-rev; needs BENCH_VMID_BITS=0
 #   BENCH_CONFIGS ("base kvm test kunit bench")  fragments for both kernels
-#   BENCH_COST (1)            0: skip cost.sh
+#   BENCH_COST (1)            0: skip cost.sh and cost-sweep.sh
 #   BENCH_TIMEOUT ($TIMEOUT or 1800 / 900)  seconds per boot
 #   BENCH_VMID_BITS (3)       VMID width of the extra patched boot; 0: none
 #                             (3: 7 VMIDs for the 8 live guests; at 4 bits
@@ -291,6 +292,16 @@ if [ "$BENCH_COST" = 1 ]; then
 	else
 		tail -n 20 "$RESULTS/bench-cost.txt" >&2
 		fail "$E_FAIL" "cost.sh failed (output: $RESULTS/bench-cost.txt)"
+	fi
+	info "cost-sweep.sh: rollover and fast-path instructions against NCPU, VMID and ASID (-> bench-cost-sweep.{txt,tsv,svg})"
+	printf '$ KSRC=%s selftests/harness/cost-sweep.sh --tsv %s --svg %s\n' "$TREE" \
+		"$RESULTS/bench-cost-sweep.tsv" "$RESULTS/bench-cost-sweep.svg"
+	if KSRC=$TREE "$TOP/selftests/harness/cost-sweep.sh" --tsv "$RESULTS/bench-cost-sweep.tsv" \
+		--svg "$RESULTS/bench-cost-sweep.svg" >"$RESULTS/bench-cost-sweep.txt" 2>&1; then
+		grep -E '^(# fit .* rollover_ir|GOAL)' "$RESULTS/bench-cost-sweep.txt" || true
+	else
+		tail -n 20 "$RESULTS/bench-cost-sweep.txt" >&2
+		fail "$E_FAIL" "cost-sweep.sh failed (output: $RESULTS/bench-cost-sweep.txt)"
 	fi
 fi
 

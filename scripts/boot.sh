@@ -10,7 +10,7 @@
 #
 #   IMAGE, INITRD    kernel and initramfs (defaults: build/kernel/.../Image, build/initramfs/l1.cpio.gz)
 #   CONSOLE_LOG      where the console goes (default build/console.log)
-#   QEMU QEMU_CPU QEMU_SMP QEMU_MEM QEMU_EXTRA APPEND_EXTRA TIMEOUT
+#   QEMU QEMU_CPU QEMU_SMP QEMU_POSSIBLE QEMU_MEM QEMU_EXTRA APPEND_EXTRA TIMEOUT
 #   STALL            seconds of console silence that count as a hang
 #                    (default 600, 1500 for checked profiles; 0 = off).
 #                    A selftest's output reaches the console while it runs
@@ -35,6 +35,10 @@ stage=boot
 QEMU=${QEMU:-qemu-system-aarch64}
 QEMU_CPU=${QEMU_CPU:-max,pauth-impdef=on}
 QEMU_SMP=${QEMU_SMP:-2}
+# Possible CPUs: QEMU gets this many vCPUs and the kernel brings QEMU_SMP
+# of them online (maxcpus=), so that the allocator's KUnit cases that
+# need 3 possible CPUs run while everything else runs on QEMU_SMP CPUs.
+QEMU_POSSIBLE=${QEMU_POSSIBLE:-4}
 QEMU_MEM=${QEMU_MEM:-4G}
 QEMU_MACHINE=${QEMU_MACHINE:-virt,virtualization=on,gic-version=3,its=on}
 if [ "$PROFILE" = default ]; then
@@ -63,9 +67,15 @@ fi
 [ -f "$INITRD" ] || die $E_USAGE "initramfs '$INITRD' not found"
 case $TIMEOUT in '' | *[!0-9]*) die $E_USAGE "TIMEOUT='$TIMEOUT' is not a number of seconds" ;; esac
 case $STALL in '' | *[!0-9]*) die $E_USAGE "STALL='$STALL' is not a number of seconds" ;; esac
-case $QEMU_SMP in '' | *[!0-9]*) die $E_USAGE "QEMU_SMP='$QEMU_SMP' is not a number" ;; esac
+case $QEMU_SMP in '' | *[!0-9]* | 0) die $E_USAGE "QEMU_SMP='$QEMU_SMP' is not a number of vCPUs" ;; esac
+case $QEMU_POSSIBLE in '' | *[!0-9]*) die $E_USAGE "QEMU_POSSIBLE='$QEMU_POSSIBLE' is not a number of vCPUs" ;; esac
+smp=$QEMU_SMP
+if [ "$QEMU_POSSIBLE" -gt "$QEMU_SMP" ]; then
+	smp=$QEMU_POSSIBLE
+	APPEND="$APPEND maxcpus=$QEMU_SMP"
+fi
 
-cmd=("$QEMU" -M "$QEMU_MACHINE" -cpu "$QEMU_CPU" -smp "$QEMU_SMP" -m "$QEMU_MEM"
+cmd=("$QEMU" -M "$QEMU_MACHINE" -cpu "$QEMU_CPU" -smp "$smp" -m "$QEMU_MEM"
 	-nographic -no-reboot -nic none -kernel "$IMAGE" -initrd "$INITRD" -append "$APPEND")
 # shellcheck disable=SC2206
 [ -n "${QEMU_EXTRA:-}" ] && cmd+=($QEMU_EXTRA)
@@ -115,7 +125,7 @@ watchdog() {
 # own lines (stage progress), or everything with V=1 or QUIET=0.
 live() {
 	if [ "${QUIET:-1}" = 1 ] && [ "$V" != 1 ]; then
-		grep --line-buffered -E '^(WORKBENCH|BENCH |# selftests:|(not )?ok [0-9]+ (selftests|l2-guest|kvm-|bench-))'
+		grep --line-buffered -E '^(WORKBENCH|BENCH |# selftests:|# kvm-unit-tests: |(not )?ok [0-9]+ (selftests|l2-guest|kvm-|bench-))'
 	else
 		cat
 	fi
@@ -148,9 +158,10 @@ tail_log() {
 # running: the test or stage the guest was in when it went quiet.
 running() {
 	local t
-	t=$(grep -a -o '^# selftests: kvm: [^ ]*\|^WORKBENCH-STAGE-BEGIN [^ ]*' "$CONSOLE_LOG" | tail -n1)
+	t=$(grep -a -o '^# selftests: kvm: [^ ]*\|^# kvm-unit-tests: [^ ]*$\|^WORKBENCH-STAGE-BEGIN [^ ]*' "$CONSOLE_LOG" | tail -n1)
 	case $t in
 	'# selftests: kvm: '*) echo "while running kvm:${t#\# selftests: kvm: }" ;;
+	'# kvm-unit-tests: '*) echo "while running kut:${t#\# kvm-unit-tests: }" ;;
 	WORKBENCH-STAGE-*) echo "in guest stage ${t#WORKBENCH-STAGE-BEGIN }" ;;
 	*) echo "before the guest stages began" ;;
 	esac

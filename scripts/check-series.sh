@@ -2,7 +2,14 @@
 # Stage "check-series": the cheap checks a reviewer runs first.
 #  - series and patches/ agree (no missing file, no unlisted patch);
 #  - every patch has a body, Author and Signed-off-by of the project identity;
-#  - checkpatch.pl --strict passes on every patch;
+#  - a kernel patch (one that changes more than selftests) argues the kernel
+#    change: its message does not name the workbench (make check, QEMU,
+#    TCG, the harness, the workbench);
+#  - every section of series (a posted series) has its cover letter in
+#    patches/covers/, whose text is at most 120 lines;
+#  - checkpatch.pl --strict passes on every patch (SKIP, never "clean",
+#    when the tree has no checkpatch; a failure with WORKBENCH_REQUIRE_TOOLS=1);
+#  - README.md is at most 12 KiB;
 #  - the series applies (done by scripts/apply.sh, run before this).
 #   TREE=<dir> for scripts/checkpatch.pl (default build/linux)
 #   VERDICT_CACHE=0  re-run checkpatch on every patch. Otherwise a patch
@@ -28,8 +35,21 @@ if [ "$listed" != "$present" ]; then
 	bad "series and patches/ disagree: $(comm -3 <(echo "$listed") <(echo "$present") | tr -s ' \t\n' ' ')"
 	echo "   regenerate with: make export" >&2
 fi
-if [ -n "$listed" ] && [ ! -f "$PATCH_DIR/0000-cover-letter.patch" ]; then
-	bad "patches/0000-cover-letter.patch missing (make export writes it)"
+sections=$(sed -n 's/^# == \([^:]*\):.*/\1/p' "$SERIES")
+[ -z "$listed" ] || [ -n "$sections" ] || bad "series has no '# == <N>-<name>: <title>' section: make export writes them"
+for sec in $sections; do
+	cl=$PATCH_DIR/covers/0000-$sec.patch
+	if [ ! -f "$cl" ]; then
+		bad "patches/covers/0000-$sec.patch missing (make export writes it)"
+		continue
+	fi
+	# The text: from the blank line after the headers to the shortlog.
+	nl=$(awk 'NR>1 && /^$/ && !b {b=1; next} b && /^[A-Za-z0-9 ._-]+ \([0-9]+\):$/ {exit} b' "$cl" | wc -l)
+	[ "$nl" -le 120 ] || bad "patches/covers/0000-$sec.patch: $nl lines of text, more than 120"
+done
+readme=$TOP/README.md
+if [ -f "$readme" ] && [ "$(wc -c <"$readme")" -gt 12288 ]; then
+	bad "README.md is $(wc -c <"$readme") bytes, more than 12 KiB: move reference material to Documentation/"
 fi
 
 # What a checkpatch + get_maintainer verdict depends on besides the patch:
@@ -53,6 +73,12 @@ for p in $listed; do
 	body=$(awk '/^Subject:/{s=1;next} s&&/^---$/{exit} s' "$f" |
 		grep -v '^\(Signed-off-by\|Cc\|Link\|Fixes\|Reviewed-by\):' | grep -c '[a-z]' || true)
 	[ "$body" -ge 2 ] || bad "$p: no commit message body (say why)"
+	# A kernel patch argues the kernel change, not the test set-up.
+	if grep '^diff --git a/' "$f" | grep -qv '^diff --git a/tools/testing/selftests/'; then
+		words=$(awk '/^Subject:/{s=1} s&&/^---$/{exit} s' "$f" |
+			grep -o -E 'make check|QEMU|TCG|[Hh]arness|[Ww]orkbench' | sort -u | tr '\n' ' ' || true)
+		[ -z "$words" ] || bad "$p: kernel patch whose message names the test set-up: $words"
+	fi
 	vfile=$vdir/$(sha256sum <"$f" | cut -c1-16)-$tool_key
 	if [ -x "$TREE/scripts/checkpatch.pl" ] && [ "${VERDICT_CACHE:-1}" = 1 ] && [ -e "$vfile" ]; then
 		ncached=$((ncached + 1))
@@ -65,8 +91,23 @@ for p in $listed; do
 		# UNKNOWN_COMMIT_ID: the base is Debian's tarball, one commit with
 		# no upstream history, so no upstream sha can be looked up; the
 		# format of commit citations (GIT_COMMIT_ID) is still checked.
-		out=$(PATH=/usr/bin:$PATH "$TREE/scripts/checkpatch.pl" --strict --terse --no-summary \
-			--showfile --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID --root="$TREE" ${CHECKPATCH_FLAGS:-} "$f" 2>&1 || true)
+		# Iterator macros (for_each_*) that nest two loops, like the
+		# base's own for_each_lpi_its(), cannot be parenthesised:
+		# COMPLEX_MACRO and MACRO_ARG_REUSE on a "#define for_each_" are
+		# dropped, every other finding is kept.
+		out=$(PATH=/usr/bin:$PATH "$TREE/scripts/checkpatch.pl" -q --strict --no-summary \
+			--showfile --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID --root="$TREE" ${CHECKPATCH_FLAGS:-} "$f" 2>&1 |
+			python3 -c '
+import re, sys
+for b in re.split(r"\n\s*\n", sys.stdin.read()):
+    b = b.strip("\n")
+    if not b:
+        continue
+    if re.match(r"\S+: (ERROR: Macros with complex values|CHECK: Macro argument reuse)", b) and \
+       re.search(r"^[+ ]#define for_each_", b, re.M):
+        continue
+    print(b)
+' || true)
 		if [ -n "$out" ]; then
 			bad "$p: checkpatch --strict:"
 			printf '%s\n' "$out" | sed 's/^/     /' >&2
@@ -80,8 +121,14 @@ for p in $listed; do
 		if [ "$fail" = "$before" ]; then mkdir -p "$vdir" && : >"$vfile"; fi
 	fi
 done
-[ -x "$TREE/scripts/checkpatch.pl" ] || warn "no $TREE/scripts/checkpatch.pl: checkpatch skipped (run make apply)"
+cp_result="checkpatch --strict clean"
+if [ ! -x "$TREE/scripts/checkpatch.pl" ]; then
+	[ "${WORKBENCH_REQUIRE_TOOLS:-0}" != 1 ] ||
+		bad "no $TREE/scripts/checkpatch.pl: checkpatch could not run (run make apply)"
+	cp_result="checkpatch SKIPPED: no $TREE/scripts/checkpatch.pl (run make apply)"
+	warn "$cp_result"
+fi
 [ "$fail" = 0 ] || die $E_FAIL "$fail problem(s) in the series"
 note=
 [ "$ncached" = 0 ] || note=" ($ncached unchanged since they passed: not re-checked; VERDICT_CACHE=0 re-checks)"
-info "PASS: $n patches, series and patches/ agree, checkpatch --strict clean$note"
+info "PASS: $n patches in $(echo "$sections" | wc -w) series, series and patches/ agree, cover letters present, $cp_result$note"

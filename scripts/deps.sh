@@ -104,6 +104,8 @@ HOST_PKGS=(
 	spin
 	gnuplot-nox valgrind
 	file
+	# herd7 (scripts/litmus.sh builds herdtools7 from source)
+	ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev ocaml-findlib
 )
 
 missing=()

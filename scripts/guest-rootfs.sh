@@ -6,6 +6,13 @@
 #                                     usr/bin/timeout (GNU, has --foreground),
 #                                     usr/bin/qemu-system-aarch64 (L2 VMM), the
 #                                     loader and every shared library they need
+#   $CACHE_DIR/guest/rootfs-kut       what only the kvm-unit-tests harness needs
+#                                     (guest stage kvm-unit-tests): bash, getopt,
+#                                     ps, GNU coreutils/grep/sed, getconf, ncat in
+#                                     opt/kut-tools/bin, /usr/bin/env, and the
+#                                     libraries only they need; laid over the
+#                                     rootfs by the initramfs stage only when
+#                                     that guest stage runs
 #   $CACHE_DIR/guest/rootfs.manifest  package=version used, then each file
 #   $CACHE_DIR/guest/debs             downloaded .debs (a plain cache)
 #
@@ -21,6 +28,7 @@ need_cmd apt-get apt-cache dpkg-deb aarch64-linux-gnu-readelf sha256sum flock
 GUEST_DIR=$CACHE_DIR/guest
 DEBS=$GUEST_DIR/debs
 ROOTFS=$GUEST_DIR/rootfs
+ROOTFS_KUT=$GUEST_DIR/rootfs-kut
 MANIFEST=$GUEST_DIR/rootfs.manifest
 STAMP=$GUEST_DIR/rootfs.stamp
 MA=aarch64-linux-gnu
@@ -34,8 +42,35 @@ TARGETS=(
 	"coreutils /usr/bin/timeout usr/bin/timeout"
 	"qemu-system-arm /usr/bin/qemu-system-aarch64 usr/bin/qemu-system-aarch64"
 )
+# The kvm-unit-tests harness (run_tests.sh and the arm/run it calls) needs
+# bash, util-linux getopt (enhanced), procps ps (-p; busybox's has none),
+# GNU coreutils, grep and sed, getconf, and for the migration tests ncat
+# (QMP over a unix socket). They go into opt/kut-tools/bin, which only the
+# kvm-unit-tests stage puts first in PATH: the other stages keep busybox.
+KUT_TOOLS=opt/kut-tools/bin
+KUT_TARGETS=(
+	"bash /bin/bash $KUT_TOOLS/bash"
+	"util-linux /usr/bin/getopt $KUT_TOOLS/getopt"
+	"procps /bin/ps $KUT_TOOLS/ps"
+	"grep /bin/grep $KUT_TOOLS/grep"
+	"sed /bin/sed $KUT_TOOLS/sed"
+	"libc-bin /usr/bin/getconf $KUT_TOOLS/getconf"
+	"ncat /usr/bin/ncat $KUT_TOOLS/ncat"
+	# ncat loads OpenSSL's legacy provider, and says so on every QMP call
+	# of a migration test when it cannot.
+	"libssl3 /usr/lib/$MA/ossl-modules/legacy.so usr/lib/$MA/ossl-modules/legacy.so"
+)
+# The coreutils the harness calls (and a few a person debugging it would).
+for _c in cat cp date echo false ln ls mkdir mktemp mv readlink rm sleep touch true uname; do
+	KUT_TARGETS+=("coreutils /bin/$_c $KUT_TOOLS/$_c")
+done
+for _c in basename cut dirname env expr head id mkfifo nproc printf realpath seq sort stat tail tee \
+	test timeout tr uniq wc; do
+	KUT_TARGETS+=("coreutils /usr/bin/$_c $KUT_TOOLS/$_c")
+done
+unset _c
 # libc6 is a seed too because it ships the dynamic loader (PT_INTERP).
-SEEDS=(busybox-static rt-tests coreutils qemu-system-arm libc6)
+SEEDS=(busybox-static rt-tests coreutils qemu-system-arm libc6 bash util-linux procps grep sed libc-bin ncat)
 # Directories where the loader looks by default (Debian's multiarch glibc,
 # no ld.so.cache in the guest); libraries are kept where their package had them.
 LIBDIRS=("lib/$MA" "usr/lib/$MA" lib usr/lib)
@@ -242,18 +277,46 @@ add_interp() {
 	fi
 }
 
-build() {
+# put_targets "<pkg> <src> <dst>"...: each file with its interpreter and libraries.
+put_targets() {
 	local t p src dst
-	for t in "${TARGETS[@]}"; do
+	for t in "$@"; do
 		read -r p src dst <<<"$t"
 		put "$p" "$src" "$dst"
 		add_interp "$dst"
 		add_libs "$dst"
 	done
+}
+
+build() {
+	put_targets "${TARGETS[@]}"
 	# busybox must be static: it is PID 1's shell before any library exists.
 	[ -z "$(interp "$STAGING/bin/busybox")$(needed "$STAGING/bin/busybox")" ] ||
 		die $E_FAIL "bin/busybox from busybox-static is not static"
+	# Everything from here on is the kvm-unit-tests harness's: the files
+	# FILES gains now (its tools and the libraries the base lacks) are
+	# what split_kut() moves into the rootfs-kut tree.
+	NBASE=${#FILES[@]}
+	put_targets "${KUT_TARGETS[@]}"
+	# run_tests.sh and arm/run start with "#!/usr/bin/env bash".
+	mkdir -p "$STAGING/usr/bin"
+	ln -s "../../$KUT_TOOLS/env" "$STAGING/usr/bin/env"
+	FILES+=("usr/bin/env coreutils")
 	chmod 755 "$STAGING"
+}
+
+# split_kut DIR: move the harness's files (FILES from NBASE on) out of
+# $STAGING into DIR, at the same paths.
+split_kut() {
+	local i f
+	mkdir -p "$1"
+	for ((i = NBASE; i < ${#FILES[@]}; i++)); do
+		f=${FILES[$i]%% *}
+		mkdir -p "$1/${f%/*}"
+		mv "$STAGING/$f" "$1/$f"
+	done
+	rmdir "$STAGING/$KUT_TOOLS" "$STAGING/${KUT_TOOLS%/*}" "$STAGING/${KUT_TOOLS%%/*}"
+	chmod 755 "$1"
 }
 
 # verify DIR: every ELF is AArch64, its interpreter exists and every NEEDED
@@ -290,7 +353,7 @@ verify() {
 }
 
 write_manifest() {
-	local p v f
+	local p v i
 	{
 		echo "# guest-rootfs manifest: arm64 packages used (package=version), then files"
 		while read -r p v; do
@@ -300,8 +363,10 @@ write_manifest() {
 		while read -r p v; do
 			[ -n "${USED[$p]:-}" ] || echo "# $p=$v"
 		done <<<"$VERSIONS"
-		echo "# files (rootfs path, package):"
-		for f in "${FILES[@]}"; do echo "$f"; done | sort
+		echo "# files (rootfs path, package; \"kut\": in rootfs-kut, for the kvm-unit-tests stage only):"
+		for ((i = 0; i < ${#FILES[@]}; i++)); do
+			echo "${FILES[$i]}$([ "$i" -lt "$NBASE" ] || echo ' kut')"
+		done | sort
 	} >"$1"
 }
 
@@ -326,7 +391,7 @@ main() {
 	# Fast path: re-ask apt for the candidates of the packages in the stamp
 	# (one apt-cache call). If the closure itself changed, some package's
 	# version changed with it, so comparing versions is enough.
-	if [ -d "$ROOTFS" ] && [ -f "$MANIFEST" ] && [ -f "$STAMP" ]; then
+	if [ -d "$ROOTFS" ] && [ -d "$ROOTFS_KUT" ] && [ -f "$MANIFEST" ] && [ -f "$STAMP" ]; then
 		mapfile -t pkgs < <(awk '$1 != "script" { print $1 }' "$STAMP")
 		VERSIONS=$(candidates "${pkgs[@]}")
 		if [ "$(cat "$STAMP")" = "$(stamp_key)" ]; then
@@ -349,21 +414,26 @@ main() {
 	index_sonames
 	info "copying binaries and their library closure"
 	build
+	# The whole (rootfs with rootfs-kut laid over it), then the rootfs alone.
+	verify "$STAGING"
+	split_kut "$WORK/rootfs-kut"
 	verify "$STAGING"
 	write_manifest "$WORK/manifest"
 
 	# Swap in: stamp removed first and written last, so a crash in between
 	# means "rebuild", never "cached" with a mismatched tree.
 	rm -f "$STAMP"
-	rm -rf "$ROOTFS.old"
+	rm -rf "$ROOTFS.old" "$ROOTFS_KUT.old"
 	[ ! -d "$ROOTFS" ] || mv "$ROOTFS" "$ROOTFS.old"
+	[ ! -d "$ROOTFS_KUT" ] || mv "$ROOTFS_KUT" "$ROOTFS_KUT.old"
 	mv "$STAGING" "$ROOTFS"
+	mv "$WORK/rootfs-kut" "$ROOTFS_KUT"
 	mv "$WORK/manifest" "$MANIFEST"
-	rm -rf "$ROOTFS.old"
+	rm -rf "$ROOTFS.old" "$ROOTFS_KUT.old"
 	stamp_key >"$STAMP"
 
 	smoke
-	info "rootfs $ROOTFS: $(du -sh "$ROOTFS" | cut -f1), ${#USED[@]} of ${#pkgs[@]} packages used, ${#FILES[@]} files; manifest $MANIFEST"
+	info "rootfs $ROOTFS: $(du -sh "$ROOTFS" | cut -f1), $ROOTFS_KUT: $(du -sh "$ROOTFS_KUT" | cut -f1), ${#USED[@]} of ${#pkgs[@]} packages used, ${#FILES[@]} files ($((${#FILES[@]} - NBASE)) for kvm-unit-tests); manifest $MANIFEST"
 	info "PASS in $(elapsed)"
 }
 

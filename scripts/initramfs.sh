@@ -8,7 +8,18 @@
 #                   build/kernel[-<profile>]/arch/arm64/boot/Image)
 #   KSFT_OUT=<dir>  built selftests (default build/selftests)
 #   STAGES="..."    guest stages, in order (default: kvm-check kselftest-kvm nested-hackbench,
-#                   then kmemleak with PROFILE=debug)
+#                   then STAGES_EXTRA, then kmemleak with PROFILE=debug)
+#   STAGES_EXTRA="..."  guest stages added to the default STAGES (make check
+#                   sets kvm-unit-tests; ignored when STAGES is given)
+#   KUT_OUT=<dir>   the kvm-unit-tests tree (default build/kvm-unit-tests, made by
+#                   scripts/kvm-unit-tests.sh), installed as /opt/kvm-unit-tests
+#                   with $CACHE_DIR/guest/rootfs-kut (its harness's tools) when
+#                   STAGES has kvm-unit-tests
+#   KUT_GROUPS="its ..."  kvm-unit-tests groups the guest runs (default its)
+#   KUT_TIMEOUT=N   seconds per kvm-unit-tests test, times TIMEOUT_SCALE
+#                   (default 300; a migration test's two QEMUs included)
+#   KUT_MAX_SMP=N   vCPUs of the tests' L2 VMs with smp = $MAX_SMP (default 4:
+#                   the ITS tests need 4; KVM runs 4 vCPUs on fewer L1 CPUs)
 #   PLAN=<file>     the selftest plan (default selftests/plan/kvm.plan; same
 #                   format: "kvm:<test>[@<mode>] <timeout> [args]" per line)
 #   EXTRA_TESTS="<entry>; ..."  plan entries added after PLAN's, ';'-separated,
@@ -38,9 +49,9 @@ IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 KSFT_OUT=${KSFT_OUT:-$TOP/build/selftests}
 OUT=${OUT:-$TOP/build/initramfs/l1.cpio.gz}
 if [ "$PROFILE" = debug ]; then
-	STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench kmemleak}
+	STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench${STAGES_EXTRA:+ $STAGES_EXTRA} kmemleak}
 else
-	STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench}
+	STAGES=${STAGES:-kvm-check kselftest-kvm nested-hackbench${STAGES_EXTRA:+ $STAGES_EXTRA}}
 fi
 if [ "$PROFILE" = default ]; then TIMEOUT_SCALE=${TIMEOUT_SCALE:-1}; else TIMEOUT_SCALE=${TIMEOUT_SCALE:-4}; fi
 case $TIMEOUT_SCALE in '' | *[!0-9]* | 0) die $E_USAGE "TIMEOUT_SCALE='$TIMEOUT_SCALE' is not a positive integer" ;; esac
@@ -54,6 +65,15 @@ L2_TIMEOUT=${L2_TIMEOUT:-$((300 * TIMEOUT_SCALE))}
 HACKBENCH_ARGS=${HACKBENCH_ARGS:--s 512 -l 20 -g 2 -f 5 -P}
 STREAM_SECONDS=${STREAM_SECONDS:-10}
 case $STREAM_SECONDS in '' | *[!0-9]*) die $E_USAGE "STREAM_SECONDS='$STREAM_SECONDS' is not a number of seconds" ;; esac
+KUT_OUT=${KUT_OUT:-$TOP/build/kvm-unit-tests}
+KUT_GROUPS=${KUT_GROUPS:-its}
+KUT_TIMEOUT=${KUT_TIMEOUT:-300}
+KUT_MAX_SMP=${KUT_MAX_SMP:-4}
+[[ $KUT_GROUPS =~ ^[A-Za-z0-9_-]+([[:space:]]+[A-Za-z0-9_-]+)*$ ]] ||
+	die $E_USAGE "KUT_GROUPS='$KUT_GROUPS' is not a list of group names (e.g. 'its gic timer')"
+case $KUT_TIMEOUT in '' | *[!0-9]* | 0) die $E_USAGE "KUT_TIMEOUT='$KUT_TIMEOUT' is not a number of seconds" ;; esac
+case $KUT_MAX_SMP in '' | *[!0-9]* | 0) die $E_USAGE "KUT_MAX_SMP='$KUT_MAX_SMP' is not a number of vCPUs" ;; esac
+KUT_TIMEOUT=$((KUT_TIMEOUT * TIMEOUT_SCALE))
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -145,6 +165,21 @@ done
 case " $STAGES " in
 *" kselftest-kvm "* | *" soak "*) [ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT/kvm: run 'make selftests' first" ;;
 esac
+kut=
+case " $STAGES " in
+*" kvm-unit-tests "*)
+	kut=1
+	[ -f "$KUT_OUT/config.mak" ] || [ -f "$KUT_OUT/SKIP" ] ||
+		die $E_USAGE "no kvm-unit-tests tree in $KUT_OUT: run 'make kvm-unit-tests' (scripts/kvm-unit-tests.sh) first"
+	[ -f "$KUT_OUT/SKIP" ] || [ -d "$GUEST_ROOTFS-kut/opt" ] ||
+		die $E_USAGE "no $GUEST_ROOTFS-kut (the kvm-unit-tests harness's tools): run scripts/guest-rootfs.sh (make guest-rootfs)"
+	# A test silent for STALL seconds counts as a hung guest; the stage
+	# copies a test's log to the console as it grows, but a test can be
+	# silent for all of its KUT_TIMEOUT (plus the 60 s of the stage's guard).
+	[ "$stall" = 0 ] || [ $((KUT_TIMEOUT + 70)) -lt "$stall" ] ||
+		warn "KUT_TIMEOUT ${KUT_TIMEOUT}s plus 70 s is not below STALL (${stall}s): a test silent that long stops the boot as hung; raise STALL"
+	;;
+esac
 for v in L2_GUESTS L2_SMP L2_MEM L2_RUNS L2_TIMEOUT; do
 	case ${!v} in
 	'' | *[!0-9]*) die $E_USAGE "$v='${!v}' is not a positive integer" ;;
@@ -178,7 +213,8 @@ echo "$STAGES" >"$root/etc/workbench/stages"
 cp "$SKIPLIST" "$root/etc/workbench/skiplist.txt"
 cp "$TOP/selftests/flaky.txt" "$root/etc/workbench/flaky.txt"
 {
-	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT STREAM_SECONDS; do echo "$v=${!v}"; done
+	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT STREAM_SECONDS KUT_TIMEOUT KUT_MAX_SMP; do echo "$v=${!v}"; done
+	printf "KUT_GROUPS='%s'\n" "$KUT_GROUPS"
 	# The bench and soak stages' settings, single-quoted for the guest's sh.
 	while IFS= read -r v; do
 		printf "%s='%s'\n" "$v" "${!v//\'/\'\\\'\'}"
@@ -200,8 +236,23 @@ case " $STAGES " in
 	;;
 esac
 
+if [ -n "$kut" ]; then
+	# The harness's tools (opt/kut-tools/bin, /usr/bin/env, their
+	# libraries) over the rootfs, and the tests in /opt/kvm-unit-tests
+	# (the path its config.mak names).
+	[ -f "$KUT_OUT/SKIP" ] || cp -a "$GUEST_ROOTFS-kut"/. "$root"/
+	mkdir -p "$root/opt/kvm-unit-tests"
+	cp -a "$KUT_OUT"/. "$root/opt/kvm-unit-tests/"
+fi
+
 mkdir -p "$(dirname "$OUT")"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
-info "$OUT: $(du -h "$OUT" | cut -f1), stages: $STAGES, $n planned selftests, $L2_GUESTS L2 guests"
+kutinfo=
+if [ -n "$kut" ] && [ -f "$KUT_OUT/SKIP" ]; then
+	kutinfo=", kvm-unit-tests: SKIP ($(head -n1 "$KUT_OUT/SKIP"))"
+elif [ -n "$kut" ]; then
+	kutinfo=", kvm-unit-tests $(cat "$KUT_OUT/build-head" 2>/dev/null) groups '$KUT_GROUPS' (${KUT_TIMEOUT}s per test, $KUT_MAX_SMP vCPUs)"
+fi
+info "$OUT: $(du -h "$OUT" | cut -f1), stages: $STAGES, $n planned selftests, $L2_GUESTS L2 guests$kutinfo"
 info "PASS in $(elapsed)"

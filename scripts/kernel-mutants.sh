@@ -48,7 +48,15 @@ for m in $want; do
 	fi
 	initrd=$TOP/build/initramfs/l1-mutant.cpio.gz
 	IFS=';' read -r -a ovrs <<<"$ovr"
-	env "${ovrs[@]}" TESTS="$expect" STAGES="kselftest-kvm" IMAGE=$MO/arch/arm64/boot/Image \
+	# kvm:<test> entries run in the guest's selftest stage; kunit:<suite>
+	# entries are KUnit suites, which the kernel runs at boot anyway.
+	kvm_tests=$(printf '%s\n' $expect | grep '^kvm:' | xargs || true)
+	if [ -n "$kvm_tests" ]; then
+		set -- TESTS="$kvm_tests" STAGES="kselftest-kvm"
+	else
+		set -- STAGES="kvm-check"
+	fi
+	env "${ovrs[@]}" "$@" IMAGE=$MO/arch/arm64/boot/Image \
 		OUT="$initrd" "$TOP/scripts/initramfs.sh" >/dev/null || die $E_FAIL "initramfs for mutant $m failed"
 	console=$OUTDIR/console-mutant-$m.log
 	set +e
@@ -59,8 +67,12 @@ for m in $want; do
 	# Each expected test must fail (or the guest must crash or hang).
 	missed=
 	for t in $expect; do
-		name=${t#kvm:}
-		grep -a -q -E "^not ok [0-9]+ selftests: kvm: $name( |$)" "$console" || missed="$missed $t"
+		case $t in
+		kvm:*) re="^not ok [0-9]+ selftests: kvm: ${t#kvm:}( |$)" ;;
+		kunit:*) re="^(\[ *[0-9.]+\] )?not ok [0-9]+ ${t#kunit:}$" ;;
+		*) die $E_USAGE "mutant $m: expect entry '$t' is neither kvm:<test> nor kunit:<suite>" ;;
+		esac
+		grep -a -q -E "$re" "$console" || missed="$missed $t"
 	done
 	why=$(grep -a -m1 -A1 'Test Assertion Failure' "$console" | tail -n1 | sed 's/^# *//' || true)
 	if [ -z "$missed" ]; then

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Common helpers for the workbench stage scripts. Sourced, never executed.
 #
-# Exit codes (docs: README.md "Exit codes"):
+# Exit codes (docs: README.md "Results and exit codes"):
 #   0 pass, 1 tool/usage error, 2 build or test failure,
 #   124 host timeout, 255 guest panic or QEMU exit without sentinel.
 
@@ -37,7 +37,7 @@ die() {
 	exit "$code"
 }
 # PROFILE (issue 6): which kernel the stages build and boot.
-#   default  build/kernel, fragments base kvm test kunit series
+#   default  build/kernel, fragments base kvm test kunit faults series
 #   debug    build/kernel-debug, + configs/debug.config (lockdep, KASAN, ...)
 #   kcsan    build/kernel-kcsan, + configs/kcsan.config (KCSAN, lockdep)
 # Each profile has its own output directory, so switching profiles does
@@ -140,4 +140,15 @@ elf_closure() {
 			printf '%s\n' "$p"
 		fi
 	done
+}
+
+# tool_jobs VAR: make -j for a tool build (herd7, kvm-unit-tests) in $TOOL_JOBS:
+# $VAR when set, 1 while a kernel compile runs (leave it the cores), else
+# $JOBS. A VAR that is not a positive number is a usage error.
+tool_jobs() {
+	TOOL_JOBS=${!1:-}
+	if [ -z "$TOOL_JOBS" ]; then
+		if pgrep -x cc1 >/dev/null 2>&1; then TOOL_JOBS=1; else TOOL_JOBS=$JOBS; fi
+	fi
+	case $TOOL_JOBS in '' | *[!0-9]* | 0) die $E_USAGE "$1='$TOOL_JOBS' must be a positive number" ;; esac
 }

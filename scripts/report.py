@@ -10,7 +10,8 @@ stages are reported as <variant>/<stage>), and writes:
   results.json   build info, per-stage {status, duration}, and the run's
                  classified exit code (results.exit_code, as run.sh exits)
   SUMMARY.md     one page for humans
-  logs/<test>.log  per-selftest logs, first line = the command
+  logs/<test>.log  per-test logs (kvm:<selftest>, kut:<kvm-unit-test>),
+                 first line = the command
 and prints the final "N passed, N failed, N skipped" line.
 Exit status: 0 if nothing failed, 2 otherwise.
 
@@ -74,7 +75,8 @@ class Stage:
             if not m or len(m.group(1)) != indent:
                 continue
             directive = (m.group(5) or "").strip()
-            name = m.group(4).replace("selftests: kvm: ", "kvm:")
+            name = (m.group(4).replace("selftests: kvm: ", "kvm:")
+                    .replace("kvm-unit-tests: ", "kut:"))
             if directive.upper().startswith("SKIP"):
                 self.nskip += 1
                 self.skips.append((name, directive[4:].strip()))
@@ -141,8 +143,8 @@ def guest_stages(console, results, prefix=""):
             cur.lines.append("# console: " + ln if TS.match(ln) else ln)
     for st in stages:
         st.count_results(indent=0)
-        if st.name == "kselftest-kvm":
-            split_selftest_logs(st, results, prefix)
+        if st.name in TEST_LOGS:
+            split_selftest_logs(st, results, prefix, TEST_LOGS[st.name])
         st.name = prefix + st.name
         if st.status == "FAIL" and not st.nfail:
             st.nfail = 1
@@ -152,41 +154,70 @@ def guest_stages(console, results, prefix=""):
     return stages, seen_end
 
 
+class TestLog:
+    """How a guest stage frames each test: header "# <intro><name>", result
+    line ending in "<intro><name>", log file and failure key "<key>:<name>"."""
+    def __init__(self, intro, key, first_failure):
+        self.header = re.compile(r"^# " + re.escape(intro) + r"(\S+)$")
+        self.intro, self.key, self.first_failure = intro, key, first_failure
+
+
+def selftest_assertion(body):
+    """The line after a kselftest's first 'Test Assertion Failure'."""
+    for i, b in enumerate(body):
+        if "Test Assertion Failure" in b and i + 1 < len(body):
+            return body[i + 1].strip()
+    return None
+
+
+def kut_failure(body):
+    """A kvm-unit-test's first 'FAIL: ' line (its stage's TAP line says the same)."""
+    return next((b.strip() for b in body if b.startswith("FAIL: ")), None)
+
+
+# Guest stages whose tests get a logs/<key>:<name>.log each.
+TEST_LOGS = {
+    "kselftest-kvm": TestLog("selftests: kvm: ", "kvm", selftest_assertion),
+    "kvm-unit-tests": TestLog("kvm-unit-tests: ", "kut", kut_failure),
+}
+
+
 def unfinished_test(st):
-    """' while running kvm:<name>' if the stage's last selftest has no result line."""
+    """' while running <key>:<name>' if the stage's last test has no result line."""
+    kind = TEST_LOGS.get(st.name.rsplit("/", 1)[-1], TEST_LOGS["kselftest-kvm"])
     last = None
     for ln in st.lines:
-        m = re.match(r"^# selftests: kvm: (\S+)$", ln)
+        m = kind.header.match(ln)
         if m:
             last = m.group(1)
-        elif last and (r := RESULT.match(ln)) and r.group(4).endswith("kvm: " + last):
+        elif last and (r := RESULT.match(ln)) and r.group(4).endswith(kind.intro + last):
             last = None
-    return " while running kvm:" + last if last else ""
+    return " while running %s:%s" % (kind.key, last) if last else ""
 
 
-def split_selftest_logs(st, results, prefix=""):
-    """logs/[<variant>:]kvm:<name>.log per selftest; first assertion line per failure."""
+def split_selftest_logs(st, results, prefix="", kind=None):
+    """logs/[<variant>:]<key>:<name>.log per test; first failure line per failure."""
+    kind = kind or TEST_LOGS["kselftest-kvm"]
     logdir = os.path.join(results, "logs")
     cur, buf, first_assert = None, [], {}
     for ln in st.lines:
-        m = re.match(r"^# selftests: kvm: (\S+)", ln)
+        m = kind.header.match(ln)
         if m:
             cur, buf = m.group(1), []
             continue
         if cur is None:
             continue
         m = RESULT.match(ln)
-        if m and m.group(4).endswith("kvm: " + cur):
+        if m and m.group(4).endswith(kind.intro + cur):
             body = [b[2:] if b.startswith("# ") else b for b in buf]
             cmdline = next((b for b in body if b.startswith("command: ")), "")
-            fname = "%skvm:%s.log" % (prefix.replace("/", ":"), cur)
+            fname = "%s%s:%s.log" % (prefix.replace("/", ":"), kind.key, cur)
             with open(os.path.join(logdir, fname), "w") as f:
                 f.write("# to reproduce (in the L1 guest): %s\n" % cmdline[9:])
                 f.write("\n".join(body) + "\n" + ln + "\n")
-            for i, b in enumerate(body):
-                if "Test Assertion Failure" in b and i + 1 < len(body):
-                    first_assert["kvm:" + cur] = body[i + 1].strip()
-                    break
+            first = kind.first_failure(body)
+            if first:
+                first_assert["%s:%s" % (kind.key, cur)] = first
             cur = None
             continue
         buf.append(ln)
@@ -256,6 +287,7 @@ def main():
     console = read(os.path.join(results, "console.log"))
 
     stages = host_stages(results)
+    host_stages_list = list(stages)
     host_rcs = [s.rc for s in stages if s.rc]
     booted = any(s.name == "boot" for s in stages)
     splats = []
@@ -269,6 +301,13 @@ def main():
         bstages, bsplats = boot_stages(vconsole, results, name + "/")
         stages += bstages
         splats += bsplats
+    # A host stage named as a guest stage (kvm-unit-tests: the build on
+    # the host, the tests in the guest) is reported as host:<name>, so
+    # that every stage keeps its own entry in results.json.
+    guest_names = {s.name for s in stages[len(host_stages_list):]}
+    for st in host_stages_list:
+        if st.name in guest_names:
+            st.name = "host:" + st.name
 
     # Boots that scripts/boot.sh ran twice after the known EL2 loop.
     retried = []

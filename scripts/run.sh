@@ -16,7 +16,7 @@ mkdir -p "$RESULTS/logs"
 ln -sfn "$(basename "$RESULTS")" "$RESULTS_DIR/latest"
 export RESULTS
 : >"$RESULTS/stages.tsv"
-PRODUCERS="deps fetch apply build selftests guest-rootfs initramfs"
+PRODUCERS="deps fetch apply build selftests guest-rootfs kvm-unit-tests initramfs"
 DEFAULT_STAGES="deps fetch apply check-series build selftests guest-rootfs initramfs boot"
 STAGES_HOST=${STAGES_HOST:-$DEFAULT_STAGES}
 info "results in $RESULTS"

@@ -21,8 +21,8 @@ fail the comparison, the "gate", to RESULTS/debug-compare.gate:
     series does not touch is reported, not judged.
 Under kcsan, each console must also show "kcsan: enabled early": a
 kernel with KCSAN built in but not enabled reports nothing, and its 0
-would read as "no race" (the first KCSAN boot, 2026-11-30, had
-KCSAN_EARLY_ENABLE off). Without that line the script exits 3.
+would read as "no race" (allnoconfig turns KCSAN_EARLY_ENABLE off unless
+the fragment sets it). Without that line the script exits 3.
 Can be re-run on an existing results directory.
 """
 import os
@@ -40,7 +40,7 @@ KINDS = [
     ("UBSAN", r"UBSAN:"),
     ("refcount", r"refcount_t: "),
     ("WARNING", r"WARNING: CPU:"),
-    ("ID alias", r"\b(?:asid|vmid): ID \d+ shared by two contexts"),
+    ("ID alias", r"\b(?:asid_flush_cpu|vmid_flush_all): ID \d+ shared by two contexts"),
 ]
 # "BUG: KCSAN: data-race in f+0x1c/0x40 / g+0x8/0x20", "... in f / g",
 # "BUG: KCSAN: data-race in f" (one side unknown), "BUG: KCSAN: assert:

@@ -33,7 +33,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..29"
+echo "1..31"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -178,6 +178,34 @@ exit_codes() {
 	grep -h '^- Result:' "$tmp/rep/SUMMARY.md" "$tmp/rep2/SUMMARY.md"
 }
 expect report-exit-code 0 '^exit codes 0 124$' exit_codes
+
+# kvm-unit-tests without a source: the host stage says how to get one in
+# a SKIP line and passes, leaving for the guest only a SKIP file, whose
+# reason the guest stage (run here on the host) reports as its one SKIP;
+# under WORKBENCH_REQUIRE_TOOLS=1 (CI) the same is a tool error (1) that
+# leaves nothing for the guest. RESULTS unset: the run's own ktap/ stays
+# untouched.
+kut_how='get one: git clone https://gitlab\.com/kvm-unit-tests/kvm-unit-tests\.git and run with KUT_SRC=<that clone>'
+kut_no_source() {
+	env -u RESULTS KUT_SRC="$tmp/no-such-kvm-unit-tests" KUT_OUT="$tmp/kut/out" \
+		"$TOP/scripts/kvm-unit-tests.sh" || return
+	grep -Eq "^I: kvm-unit-tests: SKIP: no kvm-unit-tests source at $tmp/no-such-kvm-unit-tests; $kut_how$" "$tmp/out" ||
+		{ echo "no SKIP line with the hint from the host stage"; return 99; }
+	mkdir -p "$tmp/kut/g"
+	env WB_ETC="$tmp/kut/g" WB_KUT="$tmp/kut/out" WB_TMP="$tmp/kut/g" \
+		sh "$TOP/selftests/guest/stage-kvm-unit-tests.sh"
+}
+expect kut-no-source-skips 0 "^ok 1 kvm-unit-tests # SKIP no kvm-unit-tests source at $tmp/no-such-kvm-unit-tests; $kut_how$" \
+	kut_no_source
+kut_required() {
+	local rc=0
+	env -u RESULTS WORKBENCH_REQUIRE_TOOLS=1 KUT_SRC="$tmp/no-such-kvm-unit-tests" KUT_OUT="$tmp/kut/required" \
+		"$TOP/scripts/kvm-unit-tests.sh" || rc=$?
+	[ ! -e "$tmp/kut/required" ] || { echo "$tmp/kut/required was made"; return 99; }
+	return $rc
+}
+expect kut-no-source-required 1 "^E: kvm-unit-tests: no kvm-unit-tests source at $tmp/no-such-kvm-unit-tests \(WORKBENCH_REQUIRE_TOOLS=1\); $kut_how$" \
+	kut_required
 
 # debug-compare's judge (scripts/splat-compare.py), on two made-up
 # consoles of kernels that enabled KCSAN. Under kcsan it must count the

@@ -5,8 +5,8 @@
 # The L2 kernels keep the lockup detectors and their panics, with
 # watchdog_thresh=60 (soft lockup after 120 s, hard lockup after 60 s): an
 # L2 vCPU runs under two levels of emulation, and at the default 10 s a
-# busy host alone made an L2 debug kernel panic while it printed its boot
-# log (the make soak run of 2026-11-30, during two kernel builds).
+# busy host alone makes an L2 debug kernel panic while it prints its boot
+# log.
 . /etc/workbench/env
 n=${L2_GUESTS:-2}
 echo "KTAP version 1"

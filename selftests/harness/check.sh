@@ -133,7 +133,7 @@ for v in $VARIANTS; do
 		mutate lm2 lib asm/asid.h 's/atomic64_cmpxchg_relaxed(active, old_active_asid, asid);/(atomic64_cmpxchg_relaxed(active, old_active_asid, asid), 1);/'
 		build lm2 "$W/src/lm2" "-O2"
 		# flush_context: no broadcast flush at rollover
-		mutate lm3 lib asid.c 's/info->ops->flush_all(info);/\/* mutant: no flush *\/;/'
+		mutate lm3 lib asid.c 's/info->flush(info, smp_processor_id());/\/* mutant: no flush *\/;/'
 		build lm3 "$W/src/lm3" "-O2"
 		# asid_try_switch (asm/asid.h): plain read of the active slot
 		mutate lm4 lib asm/asid.h 's/old_active_asid = atomic64_read(active);/old_active_asid = active->counter;/'
@@ -141,14 +141,32 @@ for v in $VARIANTS; do
 		# flush_context (asid.c): plain read + store instead of the xchg
 		mutate lm5 lib asid.c 's/asid = atomic64_xchg_relaxed(active_asid(info, i), 0);/asid = active_asid(info, i)->counter; active_asid(info, i)->counter = 0;/'
 		build lm5 "$W/src/lm5" "-O1 -fsanitize=thread -Wno-tsan"
+		# asid_try_switch (asm/asid.h): the cmpxchg replaced by a plain
+		# store (selftests/litmus/asid-fastpath-vs-rollover+plain-store)
+		mutate lm6 lib asm/asid.h 's/atomic64_cmpxchg_relaxed(active, old_active_asid, asid);/(atomic64_set(active, asid), 1);/'
+		build lm6 "$W/src/lm6" "-O2"
+		# asid_clear_active (asm/asid.h): the read-modify-write replaced
+		# by a plain store of the sentinel, as in stock, which can land
+		# over a rollover's zero (vmid-sched-out-vs-rollover+plain-store)
+		mutate lm7 lib asm/asid.h 's/^\tif (old \&\& old != asid_active_invalid(info))$/\tatomic64_set(active, asid_active_invalid(info)); if (0)/'
+		build lm7 "$W/src/lm7" "-O2"
 		mutant lib/m1-no-reserved   lm1 3 "FAIL I"
 		mutant lib/m2-no-zero-check lm2 4 "FAIL I" KSHIM_YIELD=5
 		mutant lib/m3-no-flush      lm3 3 "FAIL I"
 		mutant lib/m4-plain-read    lm4 3 "ThreadSanitizer: data race"
 		mutant lib/m5-plain-xchg    lm5 3 "ThreadSanitizer: data race"
-		env NO_PUT_MB=1 timeout 20 nice "$W/lib-plain" 200000 0 >"$W/nomb.out" 2>&1 &&
-			echo "INFO  lib/no-put-barrier run: no violation this time" ||
-			echo "INFO  lib/no-put-barrier run: $(grep -m1 FAIL "$W/nomb.out" | cut -c1-100)"
+		mutant lib/m6-plain-store-fastpath lm6 4 "FAIL I" KSHIM_YIELD=5
+		# Without the driver's full barrier after vcpu_put, where stock
+		# fails (README.md), the library's RMW must hold: clean runs.
+		clean lib/plain-no-put-barrier lib-plain NO_PUT_MB=1
+		clean lib/tsan-no-put-barrier lib-tsan NO_PUT_MB=1
+		# The plain store is caught there only now and then (a store
+		# buffer race, rarer still on a loaded host): INFO, not a gate.
+		# It is killed for sure by the KUnit gate (kunit-mutants.txt
+		# h03) and shown by the litmus test named above.
+		env NO_PUT_MB=1 timeout 20 nice "$W/lm7" 200000 0 >"$W/nomb.out" 2>&1 &&
+			echo "INFO  lib/m7-clear-active-plain-store (no put barrier): not caught this time" ||
+			echo "INFO  lib/m7-clear-active-plain-store (no put barrier): $(grep -m1 FAIL "$W/nomb.out" | cut -c1-100)"
 		;;
 	*) die "unknown variant '$v' (VARIANTS: stock lib)" ;;
 	esac

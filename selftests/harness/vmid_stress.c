@@ -45,9 +45,10 @@ static int NCPU = MAXCPU;
 #define KSHIM_DEFAULT_VMID_BITS	3
 #include "shim/kshim_globals.h"
 /* only the series' vmid.c has it */
-extern void kvm_arm_vmid_release(struct kvm_vmid *kvm_vmid) __attribute__((weak));
+extern void kvm_arm_vmid_release(struct kvm *kvm) __attribute__((weak));
 
-static struct kvm_vmid vms[MAXVM];
+static struct kvm vms[MAXVM];
+#define VMID(vm)	(&vms[vm].arch.mmu.vmid)
 static int nvm = 12;
 static unsigned long iters = 100000;
 
@@ -117,8 +118,8 @@ static void *cpu_thread(void *arg)
 		u64 vmid, idx;
 		int o;
 
-		kvm_arm_vmid_update(&vms[vm]);			/* vcpu_load */
-		vmid = atomic64_read(&vms[vm].id);		/* VTTBR */
+		kvm_arm_vmid_update(VMID(vm));			/* vcpu_load */
+		vmid = atomic64_read(&VMID(vm)->id);		/* VTTBR */
 		idx = vmid & mask;
 		{	/* rollovers counted from generations seen, not flushes */
 			u64 g = vmid >> kvm_arm_vmid_bits, m = RD(max_gen);
@@ -234,7 +235,7 @@ int main(int argc, char **argv)
 		pthread_join(th[c], NULL);
 	if (kvm_arm_vmid_release)
 		for (c = 0; c < nvm; c++)
-			kvm_arm_vmid_release(&vms[c]);
+			kvm_arm_vmid_release(&vms[c]);	/* no pins: no-op */
 	kvm_arm_vmid_alloc_free();
 	if (kshim_early_param_fn && kshim_trace_hits != nr_flush) {
 		fprintf(stderr, "FAIL T: %lu rollover tracepoint hits, %llu flushes\n",

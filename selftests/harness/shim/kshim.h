@@ -2,8 +2,9 @@
 /*
  * kshim.h - minimal userspace shim under which the stock
  * arch/arm64/kvm/vmid.c and the series' arch/arm64/lib/asid.c (+ its
- * asm/asid.h, asm/asid_trace.h and the thin vmid.c) compile unmodified
- * on x86-64.  Each pthread is a CPU; static per-CPU variables are NR_CPUS
+ * asm/asid.h, asm/asid_trace.h, the thin vmid.c, arch/arm64/mm/context.c
+ * and the KUnit suite arch/arm64/lib/asid_kunit.c, see kshim_kunit.h)
+ * compile unmodified on x86-64.  Each pthread is a CPU; static per-CPU variables are NR_CPUS
  * arrays, alloc_percpu() is calloc(NR_CPUS); atomic64 ops are GCC
  * __atomic builtins with relaxed ordering (which TSan models exactly);
  * raw spinlocks are pthread mutexes.  The one-line headers under linux/,
@@ -26,8 +27,8 @@
 #define NR_CPUS 4
 #endif
 
-typedef uint64_t u64;
-typedef int64_t s64;
+typedef unsigned long long u64;	/* as in the kernel (%llx) */
+typedef long long s64;
 typedef uint32_t u32;
 typedef uint8_t u8;
 
@@ -40,20 +41,66 @@ typedef uint8_t u8;
 #endif
 #define EXPORT_SYMBOL(s)
 #define EXPORT_SYMBOL_GPL(s)
-#define EXPORT_SYMBOL_IF_KUNIT(s)
 #define GFP_KERNEL 0
 #define BITS_PER_LONG 64
 #define BIT(n)		(1UL << (n))
 #define GENMASK(h, l) \
 	(((~0UL) - (1UL << (l)) + 1) & (~0UL >> (BITS_PER_LONG - 1 - (h))))
+#define BIT_ULL(n)	(1ULL << (n))
+#define GENMASK_ULL(h, l) \
+	(((~0ULL) - (1ULL << (l)) + 1) & (~0ULL >> (63 - (h))))
+#define U32_MAX		((u32)~0U)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define fallthrough	__attribute__((__fallthrough__))
+#define asmlinkage
+#define max_t(t, a, b)	({ t __a = (a), __b = (b); __a > __b ? __a : __b; })
+#define min_t(t, a, b)	({ t __a = (a), __b = (b); __a < __b ? __a : __b; })
+
+/*
+ * IS_ENABLED() as in include/linux/kconfig.h, for options given as
+ * -DCONFIG_FOO (=1); no =m.
+ */
+#define __ARG_PLACEHOLDER_1 0,
+#define __take_second_arg(__ignored, val, ...) val
+#define __is_defined(x)			___is_defined(x)
+#define ___is_defined(val)		____is_defined(__ARG_PLACEHOLDER_##val)
+#define ____is_defined(arg1_or_junk)	__take_second_arg(arg1_or_junk 1, 0)
+#define IS_ENABLED(option)		__is_defined(option)
+
+/* kunit/visibility.h: -DCONFIG_KUNIT for the KUnit build (kshim_kunit.h) */
+#if IS_ENABLED(CONFIG_KUNIT)
+#define VISIBLE_IF_KUNIT
+#else
+#define VISIBLE_IF_KUNIT static
+#endif
+#define EXPORT_SYMBOL_IF_KUNIT(s)
 
 /* ---- CPUs ---- */
 extern __thread int kshim_cpu;		/* set by the driver per thread */
 extern int kshim_nr_cpus;		/* possible CPUs (<= NR_CPUS) */
 #define smp_processor_id()	(kshim_cpu)
+#define raw_smp_processor_id()	(kshim_cpu)
 #define num_possible_cpus()	((unsigned int)kshim_nr_cpus)
+#define nr_cpu_ids		((unsigned int)kshim_nr_cpus)
 #define for_each_possible_cpu(cpu) \
 	for ((cpu) = 0; (cpu) < kshim_nr_cpus; (cpu)++)
+#define preempt_disable()	do { } while (0)
+#define preempt_enable()	do { } while (0)
+#define get_cpu()		({ preempt_disable(); smp_processor_id(); })
+#define put_cpu()		preempt_enable()
+/* work_on_cpu(): run @fn as CPU @cpu, in the calling thread */
+static inline long work_on_cpu(int cpu, long (*fn)(void *), void *arg)
+{
+	int saved = kshim_cpu;
+	long ret;
+
+	kshim_cpu = cpu;
+	ret = fn(arg);
+	kshim_cpu = saved;
+	return ret;
+}
 
 /* ---- schedule fuzzing: KSHIM_YIELD=<pct> ---- */
 extern int kshim_yield_pct;
@@ -77,8 +124,27 @@ extern int kshim_warns;
 	}								\
 	__c; })
 #define WARN_ON_ONCE(c)	WARN_ON(c)
-#define pr_info(...)	printf(__VA_ARGS__)
-#define pr_warn(...)	fprintf(stderr, __VA_ARGS__)
+/*
+ * printk: to stderr, so that a driver's stdout (KTAP) stays clean; not
+ * format-checked, for the kernel's %ps.
+ */
+#include <stdarg.h>
+static inline void kshim_printk(const char *lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs(lvl, stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+#define pr_info(...)	kshim_printk("info: ", __VA_ARGS__)
+#define pr_warn(...)	kshim_printk("warn: ", __VA_ARGS__)
+#define pr_err(...)	kshim_printk("err: ", __VA_ARGS__)
+#define pr_crit(...)	kshim_printk("crit: ", __VA_ARGS__)
+#define printk_deferred_enter()	do { } while (0)
+#define printk_deferred_exit()	do { } while (0)
+#define panic(...)	({ kshim_printk("panic: ", __VA_ARGS__); abort(); })
 
 /* ---- per-CPU ---- */
 #define DEFINE_PER_CPU(type, name)	__typeof__(type) name[NR_CPUS]
@@ -136,6 +202,43 @@ static inline s64 atomic64_add_return_relaxed(s64 i, atomic64_t *v)
 	return __atomic_add_fetch(&v->counter, i, __ATOMIC_RELAXED);
 }
 
+/* ---- atomic_t, atomic_long_t (debug alias check), barriers ---- */
+typedef struct { int counter; } atomic_t;
+typedef struct { long counter; } atomic_long_t;
+static inline int atomic_read(const atomic_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+static inline void atomic_set(atomic_t *v, int i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+static inline void atomic_inc(atomic_t *v)
+{
+	__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+static inline long atomic_long_read(const atomic_long_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+static inline void atomic_long_set(atomic_long_t *v, long i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+static inline void atomic_long_inc(atomic_long_t *v)
+{
+	__atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+
+/* ---- slab ---- */
+#define kcalloc(n, size, gfp)	calloc((n), (size))
+#define kvcalloc(n, size, gfp)	calloc((n), (size))
+#define kzalloc(size, gfp)	calloc(1, (size))
+#define kfree(p)		free((void *)(p))
+#define kvfree(p)		free((void *)(p))
+
 /* ---- raw spinlock = pthread mutex (irqsave flags ignored) ---- */
 typedef struct { pthread_mutex_t m; } raw_spinlock_t;
 #define DEFINE_RAW_SPINLOCK(x)	raw_spinlock_t x = { PTHREAD_MUTEX_INITIALIZER }
@@ -185,6 +288,11 @@ static inline bool refcount_dec_and_test(refcount_t *r)
 static inline bool is_power_of_2(unsigned long n)
 {
 	return n != 0 && ((n & (n - 1)) == 0);
+}
+/* linux/log2.h: ceil(log2(n)), 0 for n <= 1 */
+static inline int order_base_2(unsigned long n)
+{
+	return n <= 1 ? 0 : 64 - __builtin_clzl(n - 1);
 }
 
 /* ---- bitmaps (non-atomic, used under the lock) ---- */
@@ -265,6 +373,9 @@ static inline unsigned int bitmap_weight(const unsigned long *map,
 	return w;
 }
 
+#if NR_CPUS > BITS_PER_LONG	/* cost-sweep.sh: up to 512 CPUs */
+#include "kshim_cpumask.h"
+#else
 /* ---- cpumask (only what lib/asid.c uses; single word) ---- */
 typedef struct { unsigned long bits[1]; } cpumask_t;
 static inline void cpumask_clear(cpumask_t *m) { m->bits[0] = 0; }
@@ -273,6 +384,14 @@ static inline void cpumask_setall(cpumask_t *m)
 	m->bits[0] = kshim_nr_cpus >= BITS_PER_LONG ? ~0UL :
 		     (1UL << kshim_nr_cpus) - 1;
 }
+static inline bool cpumask_test_cpu(int cpu, const cpumask_t *m)
+{
+	return test_bit(cpu, m->bits);
+}
+static inline bool cpumask_empty(const cpumask_t *m)
+{
+	return !m->bits[0];
+}
 static inline bool cpumask_test_and_clear_cpu(int cpu, cpumask_t *m)
 {
 	bool r = test_bit(cpu, m->bits);
@@ -280,6 +399,7 @@ static inline bool cpumask_test_and_clear_cpu(int cpu, cpumask_t *m)
 	__clear_bit(cpu, m->bits);
 	return r;
 }
+#endif /* NR_CPUS > BITS_PER_LONG */
 
 /* ---- tracepoints: TRACE_EVENT(name, ...) defines trace_name() which
  * only counts calls (kshim_trace_hits, defined by the driver) ---- */
@@ -316,6 +436,9 @@ static inline unsigned int kvm_get_vmid_bits(void) { return kshim_vmid_bits; }
 /* broadcast TLB flush (hypercall), implemented by the test driver */
 void __kvm_flush_vm_context(void);
 #define kvm_call_hyp(f, ...)	f(__VA_ARGS__)
+/* asm/virt.h: whether KVM initialised (at EL2), set by the driver */
+extern bool kshim_kvm_initialised;
+static inline bool is_kvm_arm_initialised(void) { return kshim_kvm_initialised; }
 
 /* prototypes normally in asm/kvm_host.h */
 extern unsigned int kvm_arm_vmid_bits;
@@ -326,8 +449,9 @@ void kvm_arm_vmid_update(struct kvm_vmid *kvm_vmid);
  * of a stage-2 MMU is only needed when the (compiled-out) debug alias
  * check fires, so the harness never calls these. */
 #define kvm_info(fmt, ...)	printf("kvm [0]: " fmt, ##__VA_ARGS__)
-struct kvm;
 struct kvm_s2_mmu { struct kvm_vmid vmid; };
+struct kvm_arch { struct kvm_s2_mmu mmu; };
+struct kvm { struct kvm_arch arch; };
 #ifndef container_of
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -335,8 +459,56 @@ struct kvm_s2_mmu { struct kvm_vmid vmid; };
 static inline struct kvm *kvm_s2_mmu_to_kvm(struct kvm_s2_mmu *mmu) { abort(); }
 static inline void kvm_vm_bugged(struct kvm *kvm) { abort(); }
 void kvm_arm_vmid_clear_active(void);
-unsigned long kvm_arm_pinned_vmid_get(struct kvm_vmid *kvm_vmid);
-void kvm_arm_pinned_vmid_put(struct kvm_vmid *kvm_vmid);
-void kvm_arm_vmid_release(struct kvm_vmid *kvm_vmid);
+unsigned long kvm_arm_pinned_vmid_get(struct kvm *kvm);
+void kvm_arm_pinned_vmid_put(struct kvm *kvm);
+void kvm_arm_vmid_release(struct kvm *kvm);
+
+/* ---- TLB maintenance: models implemented by the driver ---- */
+/* asm/tlbflush.h: invalidate the calling CPU's TLB */
+void kshim_local_flush_tlb_all(void);
+#define local_flush_tlb_all()	kshim_local_flush_tlb_all()
+
+/* ---- arm64 bits used by arch/arm64/mm/context.c ---- */
+typedef u64 phys_addr_t;
+typedef struct { u64 pgd; } pgd_t;
+typedef struct {
+	atomic64_t	id;
+	refcount_t	pinned;
+} mm_context_t;
+struct mm_struct { mm_context_t context; pgd_t *pgd; };
+#define ASID(mm)	((unsigned long)(atomic64_read(&(mm)->context.id) & 0xffff))
+/* ID_AA64MMFR0_EL1.ASIDBits, as read_cpuid() returns it */
+extern u64 kshim_mmfr0;
+#define ID_AA64MMFR0_EL1_ASIDBITS_SHIFT	4
+#define ID_AA64MMFR0_EL1_ASIDBITS_8	0
+#define ID_AA64MMFR0_EL1_ASIDBITS_16	2
+#define read_cpuid(reg)			(kshim_mmfr0)
+static inline unsigned int cpuid_feature_extract_unsigned_field(u64 r, int s)
+{
+	return (r >> s) & 0xf;
+}
+/* arm64_kernel_unmapped_at_el0(): KPTI, set by the driver */
+extern bool kshim_kpti;
+static inline bool arm64_kernel_unmapped_at_el0(void) { return kshim_kpti; }
+static inline bool system_supports_cnp(void) { return false; }
+static inline bool system_uses_ttbr0_pan(void) { return false; }
+static inline void cpu_set_reserved_ttbr0(void) { }
+static inline void cpu_set_reserved_ttbr0_nosync(void) { }
+static inline void arm64_apply_bp_hardening(void) { }
+static inline void cpu_switch_mm(pgd_t *pgd, struct mm_struct *mm) { }
+static inline void cpu_panic_kernel(void) { abort(); }
+#define TTBR_ASID_MASK		(0xffffULL << 48)
+#define TTBR_CNP_BIT		(1ULL << 0)
+#define phys_to_ttbr(p)		((u64)(p))
+#define FIELD_PREP(mask, val) \
+	(((u64)(val) << __builtin_ctzll(mask)) & (mask))
+#define read_sysreg(r)		((u64)0)
+#define write_sysreg(v, r)	((void)(v))
+#define isb()			do { } while (0)
+/* alternatives: the default instructions ("nop"s assemble on x86 too) */
+#define ALTERNATIVE(oldinstr, newinstr, cap)	oldinstr
+#define arch_initcall(fn) \
+	static int (*const __kshim_initcall_##fn)(void) __attribute__((unused)) = fn
+#define early_initcall(fn)	arch_initcall(fn)
 
 #endif /* KSHIM_H */
