@@ -58,13 +58,18 @@ for p in "${parts[@]}"; do
 	mkdir "$tmp/$num"
 	# --base=stock: b4's base-commit, plus prerequisite-patch-id lines for
 	# the parts this one applies on.
+	# A cover subject "[RFC] ..." posts the part as [RFC PATCH n/m].
+	rfc=()
+	case $(head -n1 "$cover") in "[RFC] "*) rfc=(--rfc) ;; esac
 	git -C "$TREE" -c core.abbrev=12 format-patch -q -M --cover-letter --base="$base" \
-		--zero-commit --no-signature -o "$tmp/$num" "$prev".."$c"
+		"${rfc[@]}" --zero-commit --no-signature -o "$tmp/$num" "$prev".."$c"
 	python3 - "$tmp/$num"/0000-cover-letter.patch "$cover" <<'PY'
 import sys
 path, cover = sys.argv[1], sys.argv[2]
 lines = open(cover).read().split("\n")
 subject, body = lines[0], "\n".join(lines[1:]).strip("\n")
+if subject.startswith("[RFC] "):
+    subject = subject[len("[RFC] "):]
 text = open(path).read()
 text = text.replace("*** SUBJECT HERE ***", subject)
 text = text.replace("*** BLURB HERE ***", body)
