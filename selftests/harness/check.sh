@@ -127,7 +127,7 @@ for v in $VARIANTS; do
 	lib)
 		variant lib
 		# flush_context: forget the reserved ID of a CPU idle since the last rollover
-		mutate lm1 lib asid.c 's/asid = \*reserved_asid(info, i);/asid = 0;/'
+		mutate lm1 lib asid.c 's/asid = \*per_cpu_ptr(reserved, i);/asid = 0;/'
 		build lm1 "$W/src/lm1" "-O2"
 		# asid_try_switch (asm/asid.h): ignore the cmpxchg result
 		mutate lm2 lib asm/asid.h 's/atomic64_cmpxchg_relaxed(active, old_active_asid, asid);/(atomic64_cmpxchg_relaxed(active, old_active_asid, asid), 1);/'
@@ -139,7 +139,7 @@ for v in $VARIANTS; do
 		mutate lm4 lib asm/asid.h 's/old_active_asid = atomic64_read(active);/old_active_asid = active->counter;/'
 		build lm4 "$W/src/lm4" "-O1 -fsanitize=thread -Wno-tsan"
 		# flush_context (asid.c): plain read + store instead of the xchg
-		mutate lm5 lib asid.c 's/asid = atomic64_xchg_relaxed(active_asid(info, i), 0);/asid = active_asid(info, i)->counter; active_asid(info, i)->counter = 0;/'
+		mutate lm5 lib asid.c 's/asid = atomic64_xchg_relaxed(per_cpu_ptr(active, i), 0);/asid = per_cpu_ptr(active, i)->counter; per_cpu_ptr(active, i)->counter = 0;/'
 		build lm5 "$W/src/lm5" "-O1 -fsanitize=thread -Wno-tsan"
 		# asid_try_switch (asm/asid.h): the cmpxchg replaced by a plain
 		# store (selftests/litmus/asid-fastpath-vs-rollover+plain-store)
