@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# "make bench" (issue 5): stock vs patched kernel, side by side in one run.
+# "make bench": stock vs patched kernel, side by side in one run.
 # A benchmark, never part of make check; its figures do not set the exit
 # status (exit 0 also when a goal is not met), failures to produce them do.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# "make debug-compare" (issue 6): splats of stock 6.12 vs the series under a
+# "make debug-compare": splats of stock 6.12 vs the series under a
 # debug profile, same tests, one run.
 #
 #  1. builds, one after the other, the stock tree (tag "stock" of

@@ -29,7 +29,7 @@ fi
 
 # The tarball goes straight into the objects of a new bare repository
 # (scripts/tar-to-git.py feeds git fast-import): no unpacked tree to write
-# and then delete, which took longer than the commit itself (issue 24).
+# and then delete, which would take longer than the commit itself.
 # The index is the one `git add -f -A` makes of the unpacked tree (-f: the
 # tarball holds files that the kernel's own .gitignore would hide; the
 # blobs are the tarball's bytes, as with core.autocrlf=false), so the

@@ -36,7 +36,7 @@ die() {
 	printf 'E: %s: %s\n' "$stage" "$*" >&2
 	exit "$code"
 }
-# PROFILE (issue 6): which kernel the stages build and boot.
+# PROFILE: which kernel the stages build and boot.
 #   default  build/kernel, fragments base kvm test kunit faults series
 #   debug    build/kernel-debug, + configs/debug.config (lockdep, KASAN, ...)
 #   kcsan    build/kernel-kcsan, + configs/kcsan.config (KCSAN, lockdep)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# "make soak DURATION=<seconds>" (issue 6): one long boot of the debug
+# "make soak DURATION=<seconds>": one long boot of the debug
 # kernel (PROFILE=debug unless set) with forced rollovers (the kpti-rollover
 # variant's parameters: KPTI on, 4-bit ASIDs and VMIDs, 3 vCPUs) whose
 # guest loops VMID isolation, LPI churn and nested guests for DURATION

@@ -62,7 +62,7 @@ printf '%s\n' 'stage=silent' ". '$TOP/scripts/lib.sh'" 'v=$(false | cat)' 'echo 
 expect no-silent-exit 1 '^E: silent: line 3: "v=\$\(false \| cat\)" failed \(rc=1\)$' \
 	bash "$tmp/silent.sh"
 
-# deps.sh and another package manager (issue 24): with a lock of
+# deps.sh and another package manager: with a lock of
 # APT_LOCKS held (here by flock, on a file of our own; deps.sh reads the
 # holder from /proc/locks, as for apt's and dpkg's fcntl locks), it must
 # say what it waits for and who holds it, then give up after
@@ -114,8 +114,8 @@ deps_freed() {
 expect deps-apt-lock-freed 1 "^fake apt-get: -o DPkg::Lock::Timeout=60 update -qq" deps_freed
 
 # The guest's selftest stage streams a test's output to the console while
-# the test runs (issue 24: before, a test's output came only at its end,
-# and a test running longer than STALL was taken for a hung guest). Run
+# the test runs (otherwise a test running longer than STALL, silent until
+# its end, would be taken for a hung guest). Run
 # on the host under sh with a fake test that waits until its own first
 # line is on the console before it prints its second, and fails if it
 # never is. The report must then split the same per-test log, each line
@@ -187,7 +187,7 @@ expect report-exit-code 0 '^exit codes 0 124$' exit_codes
 # untouched.
 kut_how='get one: git clone https://gitlab\.com/kvm-unit-tests/kvm-unit-tests\.git and run with KUT_SRC=<that clone>'
 kut_no_source() {
-	env -u RESULTS KUT_SRC="$tmp/no-such-kvm-unit-tests" KUT_OUT="$tmp/kut/out" \
+	env -u RESULTS -u WORKBENCH_REQUIRE_TOOLS KUT_SRC="$tmp/no-such-kvm-unit-tests" KUT_OUT="$tmp/kut/out" \
 		"$TOP/scripts/kvm-unit-tests.sh" || return
 	grep -Eq "^I: kvm-unit-tests: SKIP: no kvm-unit-tests source at $tmp/no-such-kvm-unit-tests; $kut_how$" "$tmp/out" ||
 		{ echo "no SKIP line with the hint from the host stage"; return 99; }
@@ -277,19 +277,19 @@ small() {
 }
 small ok STAGES=kvm-check
 small fail STAGES=kselftest-kvm TESTS=kvm:vgic_irq KSELFTEST_VGIC_IRQ_ARGS=-Z
-# A selftest added from the command line (issue 24: before, only by an
+# A selftest added from the command line (EXTRA_TESTS, without an
 # edit of selftests/plan/kvm.plan) is in the plan the guest runs, with its
 # arguments, and TESTS selects it like a plan entry; a test without a
 # built binary is refused before anything boots.
-small extra STAGES=kselftest-kvm PLAN= TESTS='kvm:vgic_irq kvm:access_tracking_perf_test' \
-	EXTRA_TESTS='kvm:access_tracking_perf_test 300 -b 16M; kvm:memslot_perf_test'
+small extra STAGES=kselftest-kvm PLAN= TESTS='kvm:vgic_irq kvm:access_tracking_perf_test@extra' \
+	EXTRA_TESTS='kvm:access_tracking_perf_test@extra 300 -b 16M; kvm:memslot_perf_test@extra'
 guest_plan() {
 	gzip -dc "$tmp/extra.cpio.gz" | cpio -i --quiet --to-stdout 'etc/workbench/kvm.plan' >"$tmp/extra.plan"
 	cat "$tmp/extra.plan"
 	[ "$(wc -l <"$tmp/extra.plan")" = 2 ] && grep -q '^kvm:vgic_irq 300 $' "$tmp/extra.plan" ||
 		{ echo "the guest's plan is not vgic_irq and the extra test"; return 1; }
 }
-expect extra-test-in-guest-plan 0 '^kvm:access_tracking_perf_test 300 -b 16M$' guest_plan
+expect extra-test-in-guest-plan 0 '^kvm:access_tracking_perf_test@extra 300 -b 16M$' guest_plan
 expect extra-test-without-binary 1 "EXTRA_TESTS: kvm:wb_no_such_test: no test binary wb_no_such_test in .*make selftests" \
 	env PLAN_ONLY=1 PLAN= TESTS= EXTRA_TESTS='kvm:vgic_irq@again 60 -h; kvm:wb_no_such_test 60' OUT="$tmp/never.cpio.gz" \
 	"$TOP/scripts/initramfs.sh"

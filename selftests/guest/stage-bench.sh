@@ -48,7 +48,7 @@
 #                  lpis_per_s=<Rate:>": stress mode with the largest E and
 #                  BENCH_LPI_WARM_ARGS (the same translations, nothing
 #                  remapped, the LPIs left pending).
-# exit_cost        (issue 5 figure 3) the cost of a guest exit round trip,
+# exit_cost        the cost of a guest exit round trip,
 #                  which loads the vCPU again and so runs the VMID fast path,
 #                  with 1, 2 and 4 VMs of one vCPU each at once (the L1
 #                  guest has 2 CPUs): vmid_isolation -n N -d SECONDS -i 1

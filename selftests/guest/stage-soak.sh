@@ -1,5 +1,5 @@
 #!/bin/sh
-# Stage "soak" (make soak, issue 6): for SOAK_DURATION seconds, loop the
+# Stage "soak" (make soak): for SOAK_DURATION seconds, loop the
 # stress that the series must survive: VMID isolation (16 VMs; under the
 # soak's 4-bit VMIDs, rollovers all the time), the vgic-its churn test
 # (MSIs racing DISCARD/MAPTI, stale translations checked) and nested
