@@ -15,7 +15,9 @@ need_cmd git
 
 TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 MDIR=$TOP/selftests/mutants
-WT=$TOP/build/mutant-tree
+# MUTANT_TREE, MUTANT_O: the worktree and the build output (ccache hits
+# the main build only when MUTANT_O/.. holds MUTANT_TREE as "linux").
+WT=${MUTANT_TREE:-$TOP/build/mutant-tree}
 MO=${MUTANT_O:-$TOP/build/kernel-mutant}
 OUTDIR=${RESULTS:-$TOP/build}
 [ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
