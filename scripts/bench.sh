@@ -37,7 +37,15 @@
 #                             all vCPUs in one host thread (whether this works
 #                             with virtualization=on and nested guests:
 #                             measured: see Documentation/benchmarks.md)
-#   BENCH_SCENARIOS ("hackbench_l1 nested_rollover lpi exit_cost")
+#   BENCH_SCENARIOS ("hackbench_l1 nested_rollover lpi exit_cost its")
+#   BENCH_STOCKFIX ("KVM: arm64: vgic-its: Reschedule while scanning the ITS
+#                             tables on restore")  subject of the commit of the
+#                             series that the "its" scenario's stock side
+#                             carries: stock restores of the layouts it
+#                             times trip the soft-lockup detector, so that
+#                             scenario boots stock + this fix alone (worktree
+#                             build/stockfix-tree, built into
+#                             build/kernel-stockfix, log bench-stock-fix-<pair>.log)
 #   BENCH_PATCHED_REV (HEAD)  revision of build/linux to compare with stock,
 #                             e.g. the last patch of a part of the series,
 #                             to find which patches make a difference; other
@@ -72,6 +80,14 @@
 #                    BENCH_LPI_TIMEOUT (300)
 #   exit_cost:       BENCH_EXIT_VMS ("1 2 4") VMs of one vCPU at once,
 #                    BENCH_EXIT_SECONDS (5 / 3) per run of vmid_isolation -i 1
+#   its:             BENCH_ITS_MEM_ARGS ("-m" / "-m -d 2048 -s 512"): vgic_its_mem,
+#                    memory per mapped event and whole-ITS walk times;
+#                    BENCH_ITS_RESTORE_DEVICES ("1024 2048 4096 8192 16384 32768" /
+#                    "1024 4096 8192") devices of 16 EventID bits restored by
+#                    vgic_its_save_restore -s, and BENCH_ITS_RESTORE_BITS
+#                    ("8 12 14" / "8 12") EventID bits at
+#                    BENCH_ITS_RESTORE_BITS_DEVICES (8192) devices;
+#                    BENCH_ITS_TIMEOUT (1800) seconds per selftest run
 #   APPEND_EXTRA, QEMU_SMP, QEMU_MEM, QEMU_CPU: as for boot.sh, for every boot
 stage=bench
 . "$(dirname "$0")/lib.sh"
@@ -105,7 +121,7 @@ dflt BENCH_PAIRS 3 1
 dflt BENCH_REBUILD 1 1
 dflt BENCH_COST 1 1
 dflt BENCH_VMID_BITS 3 3
-all_scenarios="hackbench_l1 nested_rollover lpi exit_cost"
+all_scenarios="hackbench_l1 nested_rollover lpi exit_cost its"
 dflt BENCH_SCENARIOS "$all_scenarios" "$all_scenarios"
 dflt BENCH_EXIT_VMS "1 2 4" "1 2 4"
 dflt BENCH_EXIT_SECONDS 5 3
@@ -129,6 +145,13 @@ dflt BENCH_LPI_WARM_ARGS "-v 2 -d 2 -i 60" "-v 2 -d 2 -i 30"
 dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
 dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
 dflt BENCH_LPI_TIMEOUT 300 300
+dflt BENCH_ITS_MEM_ARGS "-m" "-m -d 2048 -s 512"
+dflt BENCH_ITS_RESTORE_DEVICES "1024 2048 4096 8192 16384 32768" "1024 4096 8192"
+dflt BENCH_ITS_RESTORE_BITS "8 12 14" "8 12"
+dflt BENCH_ITS_RESTORE_BITS_DEVICES 8192 8192
+dflt BENCH_ITS_TIMEOUT 1800 1800
+dflt BENCH_STOCKFIX "KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore" \
+	"KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore"
 if [ -z "${BENCH_QEMU_EXTRA+x}" ]; then BENCH_QEMU_EXTRA=${QEMU_EXTRA:-}; fi
 export BENCH_QEMU_EXTRA
 
@@ -147,6 +170,18 @@ uint BENCH_L2_TIMEOUT 1
 uint BENCH_LPI_TIMEOUT 1
 uint BENCH_VMID_BITS 0
 uint BENCH_EXIT_SECONDS 1
+uint BENCH_ITS_TIMEOUT 1
+uint BENCH_ITS_RESTORE_BITS_DEVICES 1
+for v in $BENCH_ITS_RESTORE_DEVICES; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] && [ "$v" -le 65536 ] ||
+		die "$E_USAGE" "BENCH_ITS_RESTORE_DEVICES='$BENCH_ITS_RESTORE_DEVICES': '$v' is not a number of devices (1..65536)"
+done
+for v in $BENCH_ITS_RESTORE_BITS; do
+	[[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 1 ] && [ "$v" -le 16 ] ||
+		die "$E_USAGE" "BENCH_ITS_RESTORE_BITS='$BENCH_ITS_RESTORE_BITS': '$v' is not a number of EventID bits (1..16)"
+done
+[[ $BENCH_ITS_MEM_ARGS =~ ^[-\ 0-9a-z]+$ ]] ||
+	die "$E_USAGE" "BENCH_ITS_MEM_ARGS='$BENCH_ITS_MEM_ARGS': only options and numbers"
 for v in $BENCH_EXIT_VMS; do
 	[[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 1 ] && [ "$v" -le 64 ] ||
 		die "$E_USAGE" "BENCH_EXIT_VMS='$BENCH_EXIT_VMS': '$v' is not a number of VMs (1..64)"
@@ -228,8 +263,15 @@ if [ ! -x "$GUEST_ROOTFS/usr/bin/hackbench" ]; then
 	info "no guest userland yet: running guest-rootfs"
 	"$TOP/scripts/guest-rootfs.sh" || die "$E_FAIL" "guest-rootfs failed"
 fi
-if [[ " $BENCH_SCENARIOS " == *" lpi "* || " $BENCH_SCENARIOS " == *" exit_cost "* ]] &&
-	{ [ ! -x "$KSFT_OUT/kvm/aarch64/vgic_lpi_stress" ] || [ ! -x "$KSFT_OUT/kvm/aarch64/vmid_isolation" ]; }; then
+its=0
+[[ " $BENCH_SCENARIOS " != *" its "* ]] || its=1
+# the scenarios of the stock boot: "its" runs on stock + BENCH_STOCKFIX
+stock_scen=$(echo " $BENCH_SCENARIOS " | sed 's/ its / /' | xargs | tr ' ' ',')
+need_bins=
+for t in vgic_lpi_stress vmid_isolation vgic_its_mem vgic_its_save_restore; do
+	[ -x "$KSFT_OUT/kvm/aarch64/$t" ] || need_bins="$need_bins $t"
+done
+if [ -n "$need_bins" ]; then
 	info "no selftests yet: running selftests"
 	TREE=$TREE "$TOP/scripts/selftests.sh" || die "$E_FAIL" "selftests failed"
 fi
@@ -257,6 +299,29 @@ build_kernel stock "$STOCK_TREE" "$STOCK_O" skip
 build_kernel patched "$PATCHED_TREE" "$PATCHED_O" "$patched_audit"
 STOCK_IMAGE=$STOCK_O/arch/arm64/boot/Image
 PATCHED_IMAGE=$PATCHED_O/arch/arm64/boot/Image
+STOCKFIX_TREE=$TOP/build/stockfix-tree
+STOCKFIX_O=$TOP/build/kernel-stockfix
+STOCKFIX_IMAGE=$STOCKFIX_O/arch/arm64/boot/Image
+stockfix_rev=
+if [ "$its" = 1 ]; then
+	# stock + BENCH_STOCKFIX alone, cherry-picked (the commit's identity
+	# and date are kept, so the worktree's HEAD is the same every run)
+	stockfix_rev=$(git -C "$TREE" log --format=%H -F --grep="$BENCH_STOCKFIX" "stock..$patched_rev" | tail -n 1)
+	[ -n "$stockfix_rev" ] &&
+		[ "$(git -C "$TREE" log -1 --format=%s "$stockfix_rev")" = "$BENCH_STOCKFIX" ] ||
+		die "$E_USAGE" "BENCH_STOCKFIX='$BENCH_STOCKFIX': no commit with this subject in stock..$BENCH_PATCHED_REV"
+	if [ "$BENCH_REBUILD" = 0 ] && [ -f "$STOCKFIX_IMAGE" ]; then
+		info "stock+fix kernel: BENCH_REBUILD=0 and $STOCKFIX_IMAGE exists: not rebuilt"
+	else
+		ensure_worktree "$TREE" "$STOCKFIX_TREE" "$(git -C "$TREE" rev-parse 'stock^{commit}')"
+		GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an "$stockfix_rev") \
+			GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae "$stockfix_rev") \
+			GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad "$stockfix_rev") \
+			git -C "$STOCKFIX_TREE" cherry-pick "$stockfix_rev" >/dev/null ||
+			die "$E_FAIL" "BENCH_STOCKFIX: $stockfix_rev does not apply on stock alone (git -C $STOCKFIX_TREE cherry-pick --abort)"
+		build_kernel stock+fix "$STOCKFIX_TREE" "$STOCKFIX_O" skip
+	fi
+fi
 
 # ---- settings for the report
 {
@@ -269,6 +334,12 @@ PATCHED_IMAGE=$PATCHED_O/arch/arm64/boot/Image
 	echo "stock_image=$STOCK_IMAGE"
 	echo "patched_image=$PATCHED_IMAGE"
 	echo "stock_image_sha256=$(sha256sum "$STOCK_IMAGE" | cut -d' ' -f1)"
+	if [ "$its" = 1 ]; then
+		echo "stockfix_commit=$stockfix_rev"
+		echo "stockfix_subject=$BENCH_STOCKFIX"
+		echo "stockfix_image=$STOCKFIX_IMAGE"
+		echo "build_stockfix=TREE=$STOCKFIX_TREE O=$STOCKFIX_O CONFIGS=\"$BENCH_CONFIGS\" AUDIT_MISSING=skip scripts/build.sh"
+	fi
 	echo "patched_image_sha256=$(sha256sum "$PATCHED_IMAGE" | cut -d' ' -f1)"
 	echo "build_stock=TREE=$STOCK_TREE O=$STOCK_O CONFIGS=\"$BENCH_CONFIGS\" AUDIT_MISSING=skip scripts/build.sh"
 	echo "build_patched=TREE=$PATCHED_TREE O=$PATCHED_O CONFIGS=\"$BENCH_CONFIGS\" AUDIT_MISSING=$patched_audit scripts/build.sh"
@@ -326,6 +397,9 @@ boot_one() { # boot_one KIND VARIANT PAIR SCENARIOS [KERNEL-PARAMS]
 	log=$RESULTS/bench-$name-$pair.log
 	img=$STOCK_IMAGE
 	[ "$kind" = stock ] || img=$PATCHED_IMAGE
+	# stock + BENCH_STOCKFIX, with the stock initramfs (its L2 kernel is
+	# stock's; the "its" scenario boots no L2 guest)
+	[ "$name" != stock-fix ] || img=$STOCKFIX_IMAGE
 	info "pair $pair/$BENCH_PAIRS: $name kernel, scenarios $scen"
 	l0=$(cut -d' ' -f1-3 /proc/loadavg)
 	t0=$(date +%s)
@@ -341,7 +415,8 @@ boot_one() { # boot_one KIND VARIANT PAIR SCENARIOS [KERNEL-PARAMS]
 	[ "$rc" = 0 ] || fail "$rc" "$name boot of pair $pair: boot.sh rc=$rc (console $log)"
 }
 for ((p = 1; p <= BENCH_PAIRS; p++)); do
-	boot_one stock "" "$p" "$scen_csv"
+	[ -z "$stock_scen" ] || boot_one stock "" "$p" "$stock_scen"
+	[ "$its" = 0 ] || boot_one stock fix "$p" its
 	boot_one patched "" "$p" "$scen_csv"
 	if [ "$clamped" = 1 ]; then
 		boot_one patched "vmid$BENCH_VMID_BITS" "$p" nested_rollover "kvm-arm.vmid_bits=$BENCH_VMID_BITS"

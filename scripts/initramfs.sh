@@ -227,9 +227,9 @@ case " $STAGES " in
 	find "$root/ksft" -name '*.o' -o -name '*.d' -o -name '*.a' | xargs -r rm -f
 	;;
 *" bench "*)
-	# The bench stage runs only vgic_lpi_stress and vmid_isolation.
+	# The bench stage runs only these selftests.
 	mkdir -p "$root/ksft/kvm/aarch64"
-	for t in vgic_lpi_stress vmid_isolation; do
+	for t in vgic_lpi_stress vmid_isolation vgic_its_mem vgic_its_save_restore; do
 		[ -x "$KSFT_OUT/kvm/aarch64/$t" ] || die $E_USAGE "no $KSFT_OUT/kvm/aarch64/$t: run 'make selftests' first"
 		cp -a "$KSFT_OUT/kvm/aarch64/$t" "$root/ksft/kvm/aarch64/"
 	done

@@ -8,6 +8,9 @@
 # (255) or a hang (124). Not part of make check.
 #
 #   DURATION (3600)  seconds of looping in the guest
+#   SOAK_MODEL_COMMANDS (10000000)  vgic_its_model commands in all: the loop
+#                    goes on past DURATION until they have run (0: none)
+#   SOAK_MODEL_STEP (100000)  of them per iteration
 #   PROFILE (debug)  kernel profile (see lib.sh); its kernel is built if missing
 #   Results: $RESULTS_DIR/<timestamp>/ with console.log, SUMMARY.md, soak.txt
 PROFILE=${PROFILE:-debug}
@@ -16,6 +19,9 @@ stage=soak
 
 DURATION=${DURATION:-3600}
 case $DURATION in '' | *[!0-9]* | 0) die $E_USAGE "DURATION='$DURATION' is not a positive number of seconds" ;; esac
+export SOAK_MODEL_COMMANDS=${SOAK_MODEL_COMMANDS:-10000000} SOAK_MODEL_STEP=${SOAK_MODEL_STEP:-100000}
+case $SOAK_MODEL_COMMANDS in '' | *[!0-9]*) die $E_USAGE "SOAK_MODEL_COMMANDS='$SOAK_MODEL_COMMANDS' is not a number of commands" ;; esac
+case $SOAK_MODEL_STEP in '' | *[!0-9]* | 0) die $E_USAGE "SOAK_MODEL_STEP='$SOAK_MODEL_STEP' is not a positive number of commands" ;; esac
 
 # The forced-rollover parameters of the kpti-rollover variant, as
 # kernel-mutants takes them.
@@ -40,10 +46,11 @@ info "profile $PROFILE, $DURATION s, $append on ${smp:-2} vCPUs; results in $RES
 # run.sh records the stages, writes the report (which fails on any splat)
 # and exits with the first failure's code. The guest loops DURATION
 # seconds; a debug kernel under TCG needs up to about half an hour more for
-# the last iteration, the scan and the boot.
+# the last iteration, the scan and the boot, and the model's commands
+# past DURATION take no more than a second per 100.
 set +e
 # STALL=0: a soak iteration can be quiet for longer than boot.sh's default.
-SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" TIMEOUT=$((DURATION + 1800)) STALL=0 \
+SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" TIMEOUT=$((DURATION + 1800 + SOAK_MODEL_COMMANDS / 100)) STALL=0 \
 	QEMU_SMP=${smp:-2} APPEND_EXTRA="$append ${APPEND_EXTRA:-}" STAGES_HOST="initramfs boot" \
 	"$TOP/scripts/run.sh"
 rc=$?

@@ -33,7 +33,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..31"
+echo "1..33"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -52,6 +52,10 @@ expect bad-bench-revision 1 "BENCH_PATCHED_REV='no-such-rev' is not a revision" 
 	env BENCH_PATCHED_REV=no-such-rev RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
 expect bad-bench-churn-events 1 "BENCH_LPI_CHURN_EVENTS='256 1k': '1k' is not a number of events per device" \
 	env BENCH_LPI_CHURN_EVENTS="256 1k" RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
+expect bad-bench-its-bits 1 "BENCH_ITS_RESTORE_BITS='8 17': '17' is not a number of EventID bits \\(1\\.\\.16\\)" \
+	env BENCH_ITS_RESTORE_BITS="8 17" RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
+expect bad-soak-model-commands 1 "SOAK_MODEL_COMMANDS='1e7' is not a number of commands" \
+	env SOAK_MODEL_COMMANDS=1e7 RESULTS_DIR="$tmp/r" "$TOP/scripts/soak.sh"
 expect debug-compare-default-profile 1 "PROFILE=default has no debug options" \
 	env PROFILE=default RESULTS_DIR="$tmp/r" "$TOP/scripts/debug-compare.sh"
 # A command that fails under set -e, here in a command substitution as

@@ -10,7 +10,7 @@
 # from scripts/bench.sh's settings; the defaults below are bench.sh's full
 # mode). Which scenarios: the kernel command line, so that one initramfs
 # serves several boots:
-#   workbench.bench=hackbench_l1,nested_rollover,lpi,exit_cost   (default: all four)
+#   workbench.bench=hackbench_l1,nested_rollover,lpi,exit_cost,its   (default: all)
 #   kvm-arm.vmid_bits=N   (patched kernel only) the nested scenario is then
 #                         reported as nested_rollover_vmidN, and fails when
 #                         the kernel did not apply the limit
@@ -48,6 +48,17 @@
 #                  lpis_per_s=<Rate:>": stress mode with the largest E and
 #                  BENCH_LPI_WARM_ARGS (the same translations, nothing
 #                  remapped, the LPIs left pending).
+# its              the ITS's memory and whole-ITS latencies:
+#                  vgic_its_mem BENCH_ITS_MEM_ARGS (-m): its own "BENCH
+#                  its_mem ..." (kernel memory per mapped event, sparse and
+#                  dense layouts, uncached and cached) and "BENCH its_walk
+#                  ..." lines (the operations that walk or free the whole
+#                  ITS) passed through; then vgic_its_save_restore -s -n N
+#                  for each N of BENCH_ITS_RESTORE_DEVICES (16 EventID bits)
+#                  and -n BENCH_ITS_RESTORE_BITS_DEVICES -b B for each B of
+#                  BENCH_ITS_RESTORE_BITS: "BENCH its_restore devices=N
+#                  bits=B ms=<its restore: time_ms>" (the test checks that
+#                  the restored tables save back entry for entry)
 # exit_cost        the cost of a guest exit round trip,
 #                  which loads the vCPU again and so runs the VMID fast path,
 #                  with 1, 2 and 4 VMs of one vCPU each at once (the L1
@@ -77,6 +88,11 @@ BENCH_EXIT_SECONDS=${BENCH_EXIT_SECONDS:-5}
 BENCH_LPI_MISS_ARGS=${BENCH_LPI_MISS_ARGS:--m -v 1}
 BENCH_LPI_MISS_DEVICES=${BENCH_LPI_MISS_DEVICES:-1 1024}
 BENCH_LPI_TIMEOUT=${BENCH_LPI_TIMEOUT:-300}
+BENCH_ITS_MEM_ARGS=${BENCH_ITS_MEM_ARGS:--m}
+BENCH_ITS_RESTORE_DEVICES=${BENCH_ITS_RESTORE_DEVICES:-1024 2048 4096 8192 16384 32768}
+BENCH_ITS_RESTORE_BITS=${BENCH_ITS_RESTORE_BITS:-8 12 14}
+BENCH_ITS_RESTORE_BITS_DEVICES=${BENCH_ITS_RESTORE_BITS_DEVICES:-8192}
+BENCH_ITS_TIMEOUT=${BENCH_ITS_TIMEOUT:-1800}
 L2_GUESTS=${L2_GUESTS:-8}
 L2_SMP=${L2_SMP:-2}
 L2_MEM=${L2_MEM:-256}
@@ -84,9 +100,11 @@ L2_TIMEOUT=${L2_TIMEOUT:-900}
 DBG=$R/sys/kernel/debug
 LPI_BIN=$R/ksft/kvm/aarch64/vgic_lpi_stress
 ISO_BIN=$R/ksft/kvm/aarch64/vmid_isolation
+MEM_BIN=$R/ksft/kvm/aarch64/vgic_its_mem
+SR_BIN=$R/ksft/kvm/aarch64/vgic_its_save_restore
 
 cmdline=" $(cat "$R/proc/cmdline") "
-want=hackbench_l1,nested_rollover,lpi,exit_cost
+want=hackbench_l1,nested_rollover,lpi,exit_cost,its
 case $cmdline in
 *" workbench.bench="*)
 	want=${cmdline##* workbench.bench=}
@@ -456,11 +474,69 @@ sc_exit_cost() {
 	tap exit_cost "$why"
 }
 
+# ---- its
+# its_bin_run OUTFILE BIN ARGS...: rc of an ITS selftest under timeout
+its_bin_run() {
+	_o=$1 _b=$2
+	shift 2
+	(cd "$(dirname "$_b")" && timeout -k 10 "$BENCH_ITS_TIMEOUT" "$_b" "$@" >"$_o" 2>&1)
+}
+
+sc_its() {
+	why=
+	if [ ! -x "$MEM_BIN" ]; then
+		why="no $MEM_BIN"
+	else
+		echo "# its_mem: command: vgic_its_mem $BENCH_ITS_MEM_ARGS"
+		# shellcheck disable=SC2086
+		its_bin_run "$T/its.out" "$MEM_BIN" $BENCH_ITS_MEM_ARGS
+		r=$?
+		if [ "$r" != 0 ]; then
+			comment "$T/its.out"
+			why="exit=$r"
+		elif ! grep -q '^BENCH its_mem ' "$T/its.out" || ! grep -q '^BENCH its_walk ' "$T/its.out"; then
+			comment "$T/its.out"
+			why="no 'BENCH its_mem' or 'BENCH its_walk' line"
+		else
+			grep -v '^BENCH ' "$T/its.out" | sed 's/^/# /' | tail -n 5
+			grep '^BENCH its_' "$T/its.out"
+		fi
+	fi
+	tap its_mem "$why"
+
+	why=
+	runs=
+	for n in $BENCH_ITS_RESTORE_DEVICES; do runs="$runs $n:16"; done
+	for b in $BENCH_ITS_RESTORE_BITS; do runs="$runs $BENCH_ITS_RESTORE_BITS_DEVICES:$b"; done
+	for nb in $runs; do
+		n=${nb%%:*} b=${nb#*:}
+		if [ ! -x "$SR_BIN" ]; then
+			why="no $SR_BIN"
+			break
+		fi
+		# -t: no bound, this is a measurement (the check is
+		# vgic_its_save_restore@scale in make check)
+		echo "# its_restore: command: vgic_its_save_restore -s -n $n -b $b -t 3600000"
+		its_bin_run "$T/its.out" "$SR_BIN" -s -n "$n" -b "$b" -t 3600000
+		r=$?
+		# "restore: devices <n> eventid_bits <b> time_ms <ms>"
+		ms=$(sed -n "s/^restore: devices $n eventid_bits $b time_ms \([0-9.]*\)\$/\1/p" "$T/its.out" | head -n 1)
+		if [ "$r" != 0 ] || ! isnum "$ms"; then
+			comment "$T/its.out"
+			why="${why:+$why; }-n $n -b $b: exit=$r"
+			continue
+		fi
+		echo "BENCH its_restore devices=$n bits=$b ms=$ms"
+	done
+	tap its_restore "$why"
+}
+
 # ---- main
 n=0
 wanted hackbench_l1 && n=$((n + 1))
 wanted nested_rollover && n=$((n + 1))
 wanted exit_cost && n=$((n + 1))
+wanted its && n=$((n + 2))
 if wanted lpi; then
 	oldifs=$IFS
 	IFS=';'
@@ -470,8 +546,8 @@ if wanted lpi; then
 fi
 for s in $(echo "$want" | tr ',' ' '); do
 	case $s in
-	hackbench_l1 | nested_rollover | lpi | exit_cost) ;;
-	*) echo "# unknown scenario '$s' in workbench.bench= (have: hackbench_l1 nested_rollover lpi exit_cost)" ;;
+	hackbench_l1 | nested_rollover | lpi | exit_cost | its) ;;
+	*) echo "# unknown scenario '$s' in workbench.bench= (have: hackbench_l1 nested_rollover lpi exit_cost its)" ;;
 	esac
 done
 echo "KTAP version 1"
@@ -481,4 +557,5 @@ wanted hackbench_l1 && sc_hackbench_l1
 wanted nested_rollover && sc_nested_rollover
 wanted lpi && sc_lpi
 wanted exit_cost && sc_exit_cost
+wanted its && sc_its
 [ "$failed" = 0 ]
