@@ -7,15 +7,19 @@
 #     build/linux, checked out as the worktree build/stock-tree, into
 #     build/kernel-stock) and the patched one (build/linux HEAD, into
 #     build/kernel-bench), both from the same fragments BENCH_CONFIGS
-#     (stock with AUDIT_MISSING=skip: it lacks the series' debug option);
+#     (stock with AUDIT_MISSING=skip: it lacks the series' debug option),
+#     and, for the "its" scenario, stock + BENCH_STOCKFIX alone
+#     (build/stockfix-tree into build/kernel-stockfix);
 #  2. runs selftests/harness/cost.sh (callgrind instruction counts of the
 #     VMID allocator, stock vs library; host only, deterministic) into
 #     $RESULTS/bench-cost.txt, and selftests/harness/cost-sweep.sh (the same
 #     for VMIDs and ASIDs against NCPU 8..512) into bench-cost-sweep.{txt,tsv,svg};
 #  3. builds one initramfs per kernel (the L2 guests boot the same Image as
-#     L1) with the guest stage "bench" (selftests/guest/stage-bench.sh);
-#  4. boots stock, patched, stock, patched ... for BENCH_PAIRS pairs, each
-#     boot running the scenarios (hackbench_l1, nested_rollover, lpi), and
+#     L1; stock + fix boots stock's) with the guest stage "bench"
+#     (selftests/guest/stage-bench.sh);
+#  4. boots stock, [stock + fix,] patched, stock ... for BENCH_PAIRS pairs,
+#     each boot running the scenarios (stock + fix only "its", plain stock
+#     all others), and
 #     after each pair, when BENCH_VMID_BITS != 0, the patched kernel once
 #     more with kvm-arm.vmid_bits=BENCH_VMID_BITS running only the nested
 #     scenario (the clamp exists only in the patched kernel: that figure is
@@ -24,7 +28,7 @@
 #     SUMMARY.md, PNG plots, Documentation/benchmarks.md, and the table.
 #
 # Results: $RESULTS_DIR/<UTC timestamp>/ (and the link results/latest):
-# bench-<kind>[-vmid<N>]-<pair>.log (consoles; first line the QEMU command),
+# bench-<kind>[-vmid<N>|-fix]-<pair>.log (consoles; first line the QEMU command),
 # bench-cost.txt, bench.env (settings), bench-boots.tsv, bench.log.
 #
 # Variables (full / BENCH_QUICK=1 defaults):
@@ -80,14 +84,14 @@
 #                    BENCH_LPI_TIMEOUT (300)
 #   exit_cost:       BENCH_EXIT_VMS ("1 2 4") VMs of one vCPU at once,
 #                    BENCH_EXIT_SECONDS (5 / 3) per run of vmid_isolation -i 1
-#   its:             BENCH_ITS_MEM_ARGS ("-m" / "-m -d 2048 -s 512"): vgic_its_mem,
+#   its:             BENCH_ITS_MEM_ARGS ("-m -d 8192" / "-m -d 2048 -s 512"): vgic_its_mem,
 #                    memory per mapped event and whole-ITS walk times;
 #                    BENCH_ITS_RESTORE_DEVICES ("1024 2048 4096 8192 16384 32768" /
 #                    "1024 4096 8192") devices of 16 EventID bits restored by
 #                    vgic_its_save_restore -s, and BENCH_ITS_RESTORE_BITS
 #                    ("8 12 14" / "8 12") EventID bits at
 #                    BENCH_ITS_RESTORE_BITS_DEVICES (8192) devices;
-#                    BENCH_ITS_TIMEOUT (1800) seconds per selftest run
+#                    BENCH_ITS_TIMEOUT (600, < BENCH_TIMEOUT) seconds per selftest run
 #   APPEND_EXTRA, QEMU_SMP, QEMU_MEM, QEMU_CPU: as for boot.sh, for every boot
 stage=bench
 . "$(dirname "$0")/lib.sh"
@@ -145,11 +149,11 @@ dflt BENCH_LPI_WARM_ARGS "-v 2 -d 2 -i 60" "-v 2 -d 2 -i 30"
 dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
 dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
 dflt BENCH_LPI_TIMEOUT 300 300
-dflt BENCH_ITS_MEM_ARGS "-m" "-m -d 2048 -s 512"
+dflt BENCH_ITS_MEM_ARGS "-m -d 8192" "-m -d 2048 -s 512"
 dflt BENCH_ITS_RESTORE_DEVICES "1024 2048 4096 8192 16384 32768" "1024 4096 8192"
 dflt BENCH_ITS_RESTORE_BITS "8 12 14" "8 12"
 dflt BENCH_ITS_RESTORE_BITS_DEVICES 8192 8192
-dflt BENCH_ITS_TIMEOUT 1800 1800
+dflt BENCH_ITS_TIMEOUT 600 600
 dflt BENCH_STOCKFIX "KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore" \
 	"KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore"
 if [ -z "${BENCH_QEMU_EXTRA+x}" ]; then BENCH_QEMU_EXTRA=${QEMU_EXTRA:-}; fi
@@ -208,6 +212,12 @@ for s in $BENCH_SCENARIOS; do
 		die "$E_USAGE" "BENCH_SCENARIOS: unknown scenario '$s' (have: $all_scenarios)"
 done
 [ -n "${BENCH_SCENARIOS// /}" ] || die "$E_USAGE" "BENCH_SCENARIOS is empty"
+# one space between names, each once, in the order given
+BENCH_SCENARIOS=$(for s in $BENCH_SCENARIOS; do echo "$s"; done | awk '!seen[$0]++' | xargs)
+[ -n "${BENCH_ITS_RESTORE_DEVICES// /}${BENCH_ITS_RESTORE_BITS// /}" ] ||
+	die "$E_USAGE" "BENCH_ITS_RESTORE_DEVICES and BENCH_ITS_RESTORE_BITS are both empty"
+[ "$BENCH_ITS_TIMEOUT" -lt "$BENCH_TIMEOUT" ] ||
+	die "$E_USAGE" "BENCH_ITS_TIMEOUT=$BENCH_ITS_TIMEOUT must be less than BENCH_TIMEOUT=$BENCH_TIMEOUT (one selftest run within one boot)"
 for c in $BENCH_CONFIGS; do
 	[ -f "$TOP/configs/$c.config" ] || die "$E_USAGE" "BENCH_CONFIGS: no fragment configs/$c.config"
 done
@@ -236,6 +246,17 @@ if [ "$patched_rev" != "$(git -C "$TREE" rev-parse HEAD)" ]; then
 		die "$E_USAGE" "BENCH_PATCHED_REV='$BENCH_PATCHED_REV' is not HEAD: set BENCH_VMID_BITS=0 (the clamped boot needs the whole series)"
 	fi
 fi
+its=0
+[[ " $BENCH_SCENARIOS " != *" its "* ]] || its=1
+# the scenarios of the plain stock boot: "its" runs on stock + BENCH_STOCKFIX
+stock_scen=$(for s in $BENCH_SCENARIOS; do [ "$s" = its ] || echo "$s"; done | xargs | tr ' ' ',')
+stockfix_rev=
+if [ "$its" = 1 ]; then
+	stockfix_rev=$(git -C "$TREE" log --format='%H %s' "stock..$patched_rev" |
+		awk -v s="$BENCH_STOCKFIX" 'substr($0, 42) == s { print $1 }' | tail -n 1)
+	[ -n "$stockfix_rev" ] ||
+		die "$E_USAGE" "BENCH_STOCKFIX='$BENCH_STOCKFIX': no commit with this subject in stock..$BENCH_PATCHED_REV (the its scenario needs it: leave its out of BENCH_SCENARIOS)"
+fi
 
 RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
 ts=$(date -u +%Y%m%dT%H%M%SZ)
@@ -249,7 +270,7 @@ clamped=0
 if [ "$BENCH_VMID_BITS" != 0 ] && [[ " $BENCH_SCENARIOS " == *" nested_rollover "* ]]; then
 	clamped=1
 fi
-info "plan: $BENCH_PAIRS pair(s) stock,patched$([ $clamped = 1 ] && echo ",patched kvm-arm.vmid_bits=$BENCH_VMID_BITS (nested only)"); scenarios: $BENCH_SCENARIOS; quick=$BENCH_QUICK"
+info "plan: $BENCH_PAIRS pair(s) $([ -n "$stock_scen" ] && echo stock,)$([ $its = 1 ] && echo "stock+fix (its only),")patched$([ $clamped = 1 ] && echo ",patched kvm-arm.vmid_bits=$BENCH_VMID_BITS (nested only)"); scenarios: $BENCH_SCENARIOS; quick=$BENCH_QUICK"
 
 first_rc=0
 fail() { # fail RC MESSAGE: remember the first failure, go on
@@ -263,10 +284,6 @@ if [ ! -x "$GUEST_ROOTFS/usr/bin/hackbench" ]; then
 	info "no guest userland yet: running guest-rootfs"
 	"$TOP/scripts/guest-rootfs.sh" || die "$E_FAIL" "guest-rootfs failed"
 fi
-its=0
-[[ " $BENCH_SCENARIOS " != *" its "* ]] || its=1
-# the scenarios of the stock boot: "its" runs on stock + BENCH_STOCKFIX
-stock_scen=$(echo " $BENCH_SCENARIOS " | sed 's/ its / /' | xargs | tr ' ' ',')
 need_bins=
 for t in vgic_lpi_stress vmid_isolation vgic_its_mem vgic_its_save_restore; do
 	[ -x "$KSFT_OUT/kvm/aarch64/$t" ] || need_bins="$need_bins $t"
@@ -302,25 +319,27 @@ PATCHED_IMAGE=$PATCHED_O/arch/arm64/boot/Image
 STOCKFIX_TREE=$TOP/build/stockfix-tree
 STOCKFIX_O=$TOP/build/kernel-stockfix
 STOCKFIX_IMAGE=$STOCKFIX_O/arch/arm64/boot/Image
-stockfix_rev=
 if [ "$its" = 1 ]; then
 	# stock + BENCH_STOCKFIX alone, cherry-picked (the commit's identity
-	# and date are kept, so the worktree's HEAD is the same every run)
-	stockfix_rev=$(git -C "$TREE" log --format=%H -F --grep="$BENCH_STOCKFIX" "stock..$patched_rev" | tail -n 1)
-	[ -n "$stockfix_rev" ] &&
-		[ "$(git -C "$TREE" log -1 --format=%s "$stockfix_rev")" = "$BENCH_STOCKFIX" ] ||
-		die "$E_USAGE" "BENCH_STOCKFIX='$BENCH_STOCKFIX': no commit with this subject in stock..$BENCH_PATCHED_REV"
-	if [ "$BENCH_REBUILD" = 0 ] && [ -f "$STOCKFIX_IMAGE" ]; then
-		info "stock+fix kernel: BENCH_REBUILD=0 and $STOCKFIX_IMAGE exists: not rebuilt"
+	# and date are kept, so the worktree's HEAD is the same every run).
+	# A worktree that already is stock + that change is left as it is,
+	# so that nothing is rebuilt.
+	stock_rev=$(git -C "$TREE" rev-parse 'stock^{commit}')
+	pid_of() { git -C "$TREE" show "$1" | git patch-id --stable | cut -d' ' -f1; }
+	if [ -e "$STOCKFIX_TREE/.git" ] && git -C "$STOCKFIX_TREE" rev-parse -q --git-dir >/dev/null 2>&1 &&
+		[ "$(git -C "$STOCKFIX_TREE" rev-parse -q --verify HEAD^ 2>/dev/null)" = "$stock_rev" ] &&
+		[ -z "$(git -C "$STOCKFIX_TREE" status --porcelain --untracked-files=no)" ] &&
+		[ "$(pid_of "$(git -C "$STOCKFIX_TREE" rev-parse HEAD)")" = "$(pid_of "$stockfix_rev")" ]; then
+		info "stock+fix worktree: already stock + $(git -C "$TREE" log -1 --format=%h "$stockfix_rev")"
 	else
-		ensure_worktree "$TREE" "$STOCKFIX_TREE" "$(git -C "$TREE" rev-parse 'stock^{commit}')"
+		ensure_worktree "$TREE" "$STOCKFIX_TREE" "$stock_rev"
 		GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an "$stockfix_rev") \
 			GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae "$stockfix_rev") \
 			GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad "$stockfix_rev") \
 			git -C "$STOCKFIX_TREE" cherry-pick "$stockfix_rev" >/dev/null ||
 			die "$E_FAIL" "BENCH_STOCKFIX: $stockfix_rev does not apply on stock alone (git -C $STOCKFIX_TREE cherry-pick --abort)"
-		build_kernel stock+fix "$STOCKFIX_TREE" "$STOCKFIX_O" skip
 	fi
+	build_kernel stock+fix "$STOCKFIX_TREE" "$STOCKFIX_O" skip
 fi
 
 # ---- settings for the report
@@ -338,6 +357,7 @@ fi
 		echo "stockfix_commit=$stockfix_rev"
 		echo "stockfix_subject=$BENCH_STOCKFIX"
 		echo "stockfix_image=$STOCKFIX_IMAGE"
+		echo "stockfix_image_sha256=$(sha256sum "$STOCKFIX_IMAGE" | cut -d' ' -f1)"
 		echo "build_stockfix=TREE=$STOCKFIX_TREE O=$STOCKFIX_O CONFIGS=\"$BENCH_CONFIGS\" AUDIT_MISSING=skip scripts/build.sh"
 	fi
 	echo "patched_image_sha256=$(sha256sum "$PATCHED_IMAGE" | cut -d' ' -f1)"

@@ -47,10 +47,10 @@ info "profile $PROFILE, $DURATION s, $append on ${smp:-2} vCPUs; results in $RES
 # and exits with the first failure's code. The guest loops DURATION
 # seconds; a debug kernel under TCG needs up to about half an hour more for
 # the last iteration, the scan and the boot, and the model's commands
-# past DURATION take no more than a second per 100.
+# past DURATION take no more than a second per 50.
 set +e
 # STALL=0: a soak iteration can be quiet for longer than boot.sh's default.
-SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" TIMEOUT=$((DURATION + 1800 + SOAK_MODEL_COMMANDS / 100)) STALL=0 \
+SOAK_DURATION=$DURATION STAGES="kvm-check soak kmemleak" TIMEOUT=$((DURATION + 1800 + SOAK_MODEL_COMMANDS / 50)) STALL=0 \
 	QEMU_SMP=${smp:-2} APPEND_EXTRA="$append ${APPEND_EXTRA:-}" STAGES_HOST="initramfs boot" \
 	"$TOP/scripts/run.sh"
 rc=$?

@@ -507,7 +507,12 @@ sc_its() {
 	why=
 	runs=
 	for n in $BENCH_ITS_RESTORE_DEVICES; do runs="$runs $n:16"; done
-	for b in $BENCH_ITS_RESTORE_BITS; do runs="$runs $BENCH_ITS_RESTORE_BITS_DEVICES:$b"; done
+	for b in $BENCH_ITS_RESTORE_BITS; do
+		case " $runs " in
+		*" $BENCH_ITS_RESTORE_BITS_DEVICES:$b "*) ;; # measured already
+		*) runs="$runs $BENCH_ITS_RESTORE_BITS_DEVICES:$b" ;;
+		esac
+	done
 	for nb in $runs; do
 		n=${nb%%:*} b=${nb#*:}
 		if [ ! -x "$SR_BIN" ]; then
@@ -523,7 +528,11 @@ sc_its() {
 		ms=$(sed -n "s/^restore: devices $n eventid_bits $b time_ms \([0-9.]*\)\$/\1/p" "$T/its.out" | head -n 1)
 		if [ "$r" != 0 ] || ! isnum "$ms"; then
 			comment "$T/its.out"
-			why="${why:+$why; }-n $n -b $b: exit=$r"
+			if [ "$r" != 0 ]; then
+				why="${why:+$why; }-n $n -b $b: exit=$r"
+			else
+				why="${why:+$why; }-n $n -b $b: no 'restore: devices $n eventid_bits $b' line"
+			fi
 			continue
 		fi
 		echo "BENCH its_restore devices=$n bits=$b ms=$ms"
