@@ -57,7 +57,7 @@ COST_RE = re.compile(r"^# callgrind: (\S+) instr/(\S+) stock=([0-9.]+) lib=([0-9
 # Keys that describe a measurement rather than being one.
 PARAM_KEYS = {"run", "guests", "devices", "vms", "vmid_bits", "events", "vcpus",
               "iters", "iterations", "pair", "layout", "cached", "op", "bits", "lpis",
-              "slab_bytes", "charged_bytes"}  # its_mem: bytes_per_event is the figure
+              "slab_bytes", "charged_bytes", "window_floor"}  # its_mem: bytes_per_event is the figure
 # Keys that are part of a metric's identity (lpi_miss at 1 vs 1024 devices,
 # lpi_churn at each number of events per device).
 IDENTITY_KEYS = ("devices", "vms", "events", "bits", "layout", "cached", "op")
@@ -807,7 +807,7 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
               env.get("BENCH_LPI_CHURN_ARGS", "?"), env.get("BENCH_LPI_CHURN_EVENTS", "?"),
               env.get("BENCH_LPI_MISS_ARGS", "?"), env.get("BENCH_LPI_MISS_DEVICES", "?"),
               env.get("BENCH_LPI_WARM_ARGS", "?")),
-           "- exit_cost[vms=N].ns_per_exit: `vmid_isolation -n N -d %s -i 1` (N VMs of one vCPU "
+           "- exit_cost[vms=N].ns_per_exit: `vmid_isolation -n N -d %s -i 1 -r 0` (N VMs of one vCPU "
            "each at once, one guest read between two exits to userspace, each exit loading the "
            "vCPU again and so running kvm_arm_vmid_update): the run's seconds divided by one "
            "VM's round trips, for N in %s; no clamp, so no rollover."
