@@ -449,12 +449,14 @@ def goal_rows(metrics, scaling, ceilings=()):
         note="slowest: %s, patched median %s µs, stock %s µs" % (
             wname(slow), fmt(slow["patched"].get("median")), fmt(slow["stock"].get("median")))
         if slow else "")
-    rs = [e for e in metrics if re.match(r"^its_restore\[devices=8192,bits=16\]\.ms$", e["id"])]
+    rs = [e for e in metrics if re.match(r"^its_restore(_large)?\[devices=8192,bits=16\]\.ms$",
+                                         e["id"])]
     if rs and rs[0]["patched"].get("median") is not None:
         pm = rs[0]["patched"]
         add("ITS restore of 8192 devices x 16 EventID bits, patched, ms", rs[0], "<=", 1000,
             pm["median"], pm["min"], pm["max"],
-            note="absolute; patched/stock %s" % fmt_ratio(rs[0]["ratio"]))
+            note="absolute%s" % ("; patched/stock %s" % fmt_ratio(rs[0]["ratio"])
+                                 if rs[0]["ratio"] is not None else ", patched only"))
         rows[-1]["absolute"] = True
         rows[-1]["pairs"] = pm.get("n")
     else:
@@ -542,9 +544,9 @@ def plot_restore(results, metrics, npairs, bits_devices=8192):
         return None
     by = {}
     for e in metrics:
-        m = re.match(r"^its_restore\[devices=(\d+),bits=(\d+)\]\.ms$", e["id"])
-        if m:
-            by[(int(m.group(1)), int(m.group(2)))] = e
+        m = re.match(r"^its_restore(_large)?\[devices=(\d+),bits=(\d+)\]\.ms$", e["id"])
+        if m and (int(m.group(2)), int(m.group(3))) not in by:
+            by[(int(m.group(2)), int(m.group(3)))] = e
     if not by:
         return None
     d = os.path.join(results, "plots")

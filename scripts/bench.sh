@@ -86,11 +86,13 @@
 #                    BENCH_EXIT_SECONDS (5 / 3) per run of vmid_isolation -i 1
 #   its:             BENCH_ITS_MEM_ARGS ("-m -d 8192" / "-m -d 2048 -s 512"): vgic_its_mem,
 #                    memory per mapped event and whole-ITS walk times;
-#                    BENCH_ITS_RESTORE_DEVICES ("1024 2048 4096 8192 16384 32768" /
-#                    "1024 4096 8192") devices of 16 EventID bits restored by
-#                    vgic_its_save_restore -s, and BENCH_ITS_RESTORE_BITS
-#                    ("8 12 14" / "8 12") EventID bits at
-#                    BENCH_ITS_RESTORE_BITS_DEVICES (8192) devices;
+#                    BENCH_ITS_RESTORE_DEVICES ("256 512 1024 2048" / "256 1024")
+#                    devices of 16 EventID bits restored by vgic_its_save_restore
+#                    -s, and BENCH_ITS_RESTORE_BITS ("8 12") EventID bits at
+#                    BENCH_ITS_RESTORE_BITS_DEVICES (2048 / 1024) devices, on
+#                    both kernels (stock + fix takes ~40 s per 1024 devices);
+#                    BENCH_ITS_RESTORE_LARGE ("8192 32768" / "8192") devices on
+#                    the patched kernel only (scenario its_large);
 #                    BENCH_ITS_TIMEOUT (600, < BENCH_TIMEOUT) seconds per selftest run
 #   APPEND_EXTRA, QEMU_SMP, QEMU_MEM, QEMU_CPU: as for boot.sh, for every boot
 stage=bench
@@ -150,9 +152,10 @@ dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
 dflt BENCH_LPI_MISS_DEVICES "1 1024" "1 1024"
 dflt BENCH_LPI_TIMEOUT 300 300
 dflt BENCH_ITS_MEM_ARGS "-m -d 8192" "-m -d 2048 -s 512"
-dflt BENCH_ITS_RESTORE_DEVICES "1024 2048 4096 8192 16384 32768" "1024 4096 8192"
-dflt BENCH_ITS_RESTORE_BITS "8 12 14" "8 12"
-dflt BENCH_ITS_RESTORE_BITS_DEVICES 8192 8192
+dflt BENCH_ITS_RESTORE_DEVICES "256 512 1024 2048" "256 1024"
+dflt BENCH_ITS_RESTORE_BITS "8 12" "8 12"
+dflt BENCH_ITS_RESTORE_BITS_DEVICES 2048 1024
+dflt BENCH_ITS_RESTORE_LARGE "8192 32768" "8192"
 dflt BENCH_ITS_TIMEOUT 600 600
 dflt BENCH_STOCKFIX "KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore" \
 	"KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore"
@@ -176,9 +179,9 @@ uint BENCH_VMID_BITS 0
 uint BENCH_EXIT_SECONDS 1
 uint BENCH_ITS_TIMEOUT 1
 uint BENCH_ITS_RESTORE_BITS_DEVICES 1
-for v in $BENCH_ITS_RESTORE_DEVICES; do
+for v in $BENCH_ITS_RESTORE_DEVICES $BENCH_ITS_RESTORE_LARGE; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] && [ "$v" -le 65536 ] ||
-		die "$E_USAGE" "BENCH_ITS_RESTORE_DEVICES='$BENCH_ITS_RESTORE_DEVICES': '$v' is not a number of devices (1..65536)"
+		die "$E_USAGE" "BENCH_ITS_RESTORE_DEVICES / _LARGE: '$v' is not a number of devices (1..65536)"
 done
 for v in $BENCH_ITS_RESTORE_BITS; do
 	[[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge 1 ] && [ "$v" -le 16 ] ||
@@ -437,7 +440,7 @@ boot_one() { # boot_one KIND VARIANT PAIR SCENARIOS [KERNEL-PARAMS]
 for ((p = 1; p <= BENCH_PAIRS; p++)); do
 	[ -z "$stock_scen" ] || boot_one stock "" "$p" "$stock_scen"
 	[ "$its" = 0 ] || boot_one stock fix "$p" its
-	boot_one patched "" "$p" "$scen_csv"
+	boot_one patched "" "$p" "$scen_csv$([ "$its" = 0 ] || [ -z "${BENCH_ITS_RESTORE_LARGE// /}" ] || echo ,its_large)"
 	if [ "$clamped" = 1 ]; then
 		boot_one patched "vmid$BENCH_VMID_BITS" "$p" nested_rollover "kvm-arm.vmid_bits=$BENCH_VMID_BITS"
 	fi

@@ -59,6 +59,10 @@
 #                  BENCH_ITS_RESTORE_BITS: "BENCH its_restore devices=N
 #                  bits=B ms=<its restore: time_ms>" (the test checks that
 #                  the restored tables save back entry for entry)
+# its_large        vgic_its_save_restore -s -n N for each N of
+#                  BENCH_ITS_RESTORE_LARGE (16 EventID bits), for the patched
+#                  kernel only (stock + fix needs minutes per size):
+#                  "BENCH its_restore_large devices=N bits=16 ms=<time_ms>"
 # exit_cost        the cost of a guest exit round trip,
 #                  which loads the vCPU again and so runs the VMID fast path,
 #                  with 1, 2 and 4 VMs of one vCPU each at once (the L1
@@ -90,9 +94,10 @@ BENCH_LPI_MISS_ARGS=${BENCH_LPI_MISS_ARGS:--m -v 1}
 BENCH_LPI_MISS_DEVICES=${BENCH_LPI_MISS_DEVICES:-1 1024}
 BENCH_LPI_TIMEOUT=${BENCH_LPI_TIMEOUT:-300}
 BENCH_ITS_MEM_ARGS=${BENCH_ITS_MEM_ARGS:--m}
-BENCH_ITS_RESTORE_DEVICES=${BENCH_ITS_RESTORE_DEVICES:-1024 2048 4096 8192 16384 32768}
-BENCH_ITS_RESTORE_BITS=${BENCH_ITS_RESTORE_BITS:-8 12 14}
-BENCH_ITS_RESTORE_BITS_DEVICES=${BENCH_ITS_RESTORE_BITS_DEVICES:-8192}
+BENCH_ITS_RESTORE_DEVICES=${BENCH_ITS_RESTORE_DEVICES:-256 512 1024 2048}
+BENCH_ITS_RESTORE_BITS=${BENCH_ITS_RESTORE_BITS:-8 12}
+BENCH_ITS_RESTORE_BITS_DEVICES=${BENCH_ITS_RESTORE_BITS_DEVICES:-2048}
+BENCH_ITS_RESTORE_LARGE=${BENCH_ITS_RESTORE_LARGE:-8192 32768}
 BENCH_ITS_TIMEOUT=${BENCH_ITS_TIMEOUT:-1800}
 L2_GUESTS=${L2_GUESTS:-8}
 L2_SMP=${L2_SMP:-2}
@@ -489,6 +494,32 @@ sc_exit_cost() {
 }
 
 # ---- its
+# its_restore_run NAME N B: one vgic_its_save_restore -s run, "BENCH NAME
+# devices=N bits=B ms=<its time_ms>", or a reason added to $why
+its_restore_run() {
+	_rn=$2 _rb=$3
+	if [ ! -x "$SR_BIN" ]; then
+		why="${why:+$why; }no $SR_BIN"
+		return
+	fi
+	# -t: no bound, this is a measurement (the check is
+	# vgic_its_save_restore@scale in make check)
+	echo "# $1: command: vgic_its_save_restore -s -n $_rn -b $_rb -t 3600000"
+	its_bin_run "$T/its.out" "$SR_BIN" -s -n "$_rn" -b "$_rb" -t 3600000
+	_rr=$?
+	# "restore: devices <n> eventid_bits <b> time_ms <ms>"
+	_rms=$(sed -n "s/^restore: devices $_rn eventid_bits $_rb time_ms \([0-9.]*\)\$/\1/p" "$T/its.out" | head -n 1)
+	if [ "$_rr" != 0 ]; then
+		comment "$T/its.out"
+		why="${why:+$why; }-n $_rn -b $_rb: exit=$_rr"
+	elif ! isnum "$_rms"; then
+		comment "$T/its.out"
+		why="${why:+$why; }-n $_rn -b $_rb: no 'restore: devices $_rn eventid_bits $_rb' line"
+	else
+		echo "BENCH $1 devices=$_rn bits=$_rb ms=$_rms"
+	fi
+}
+
 # its_bin_run OUTFILE BIN ARGS...: rc of an ITS selftest under timeout
 its_bin_run() {
 	_o=$1 _b=$2
@@ -528,30 +559,17 @@ sc_its() {
 		esac
 	done
 	for nb in $runs; do
-		n=${nb%%:*} b=${nb#*:}
-		if [ ! -x "$SR_BIN" ]; then
-			why="no $SR_BIN"
-			break
-		fi
-		# -t: no bound, this is a measurement (the check is
-		# vgic_its_save_restore@scale in make check)
-		echo "# its_restore: command: vgic_its_save_restore -s -n $n -b $b -t 3600000"
-		its_bin_run "$T/its.out" "$SR_BIN" -s -n "$n" -b "$b" -t 3600000
-		r=$?
-		# "restore: devices <n> eventid_bits <b> time_ms <ms>"
-		ms=$(sed -n "s/^restore: devices $n eventid_bits $b time_ms \([0-9.]*\)\$/\1/p" "$T/its.out" | head -n 1)
-		if [ "$r" != 0 ] || ! isnum "$ms"; then
-			comment "$T/its.out"
-			if [ "$r" != 0 ]; then
-				why="${why:+$why; }-n $n -b $b: exit=$r"
-			else
-				why="${why:+$why; }-n $n -b $b: no 'restore: devices $n eventid_bits $b' line"
-			fi
-			continue
-		fi
-		echo "BENCH its_restore devices=$n bits=$b ms=$ms"
+		its_restore_run its_restore "${nb%%:*}" "${nb#*:}"
 	done
 	tap its_restore "$why"
+}
+
+sc_its_large() {
+	why=
+	for n in $BENCH_ITS_RESTORE_LARGE; do
+		its_restore_run its_restore_large "$n" 16
+	done
+	tap its_large "$why"
 }
 
 # ---- main
@@ -560,6 +578,7 @@ wanted hackbench_l1 && n=$((n + 1))
 wanted nested_rollover && n=$((n + 1))
 wanted exit_cost && n=$((n + 1))
 wanted its && n=$((n + 2))
+wanted its_large && n=$((n + 1))
 if wanted lpi; then
 	oldifs=$IFS
 	IFS=';'
@@ -569,8 +588,8 @@ if wanted lpi; then
 fi
 for s in $(echo "$want" | tr ',' ' '); do
 	case $s in
-	hackbench_l1 | nested_rollover | lpi | exit_cost | its) ;;
-	*) echo "# unknown scenario '$s' in workbench.bench= (have: hackbench_l1 nested_rollover lpi exit_cost its)" ;;
+	hackbench_l1 | nested_rollover | lpi | exit_cost | its | its_large) ;;
+	*) echo "# unknown scenario '$s' in workbench.bench= (have: hackbench_l1 nested_rollover lpi exit_cost its its_large)" ;;
 	esac
 done
 echo "KTAP version 1"
@@ -581,4 +600,5 @@ wanted nested_rollover && sc_nested_rollover
 wanted lpi && sc_lpi
 wanted exit_cost && sc_exit_cost
 wanted its && sc_its
+wanted its_large && sc_its_large
 [ "$failed" = 0 ]
