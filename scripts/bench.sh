@@ -93,7 +93,8 @@
 #                    both kernels (stock + fix takes ~40 s per 1024 devices);
 #                    BENCH_ITS_RESTORE_LARGE ("8192 32768" / "8192") devices on
 #                    the patched kernel only (scenario its_large);
-#                    BENCH_ITS_TIMEOUT (600, < BENCH_TIMEOUT) seconds per selftest run
+#                    BENCH_ITS_TIMEOUT (1200 / 600, < BENCH_TIMEOUT) seconds per selftest run
+#                    (stock + fix's vgic_its_mem -m takes 5-13 minutes)
 #   APPEND_EXTRA, QEMU_SMP, QEMU_MEM, QEMU_CPU: as for boot.sh, for every boot
 stage=bench
 . "$(dirname "$0")/lib.sh"
@@ -156,7 +157,7 @@ dflt BENCH_ITS_RESTORE_DEVICES "256 512 1024 2048" "256 1024"
 dflt BENCH_ITS_RESTORE_BITS "8 12" "8 12"
 dflt BENCH_ITS_RESTORE_BITS_DEVICES 2048 1024
 dflt BENCH_ITS_RESTORE_LARGE "8192 32768" "8192"
-dflt BENCH_ITS_TIMEOUT 600 600
+dflt BENCH_ITS_TIMEOUT 1200 600
 dflt BENCH_STOCKFIX "KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore" \
 	"KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore"
 if [ -z "${BENCH_QEMU_EXTRA+x}" ]; then BENCH_QEMU_EXTRA=${QEMU_EXTRA:-}; fi
