@@ -57,7 +57,7 @@ COST_RE = re.compile(r"^# callgrind: (\S+) instr/(\S+) stock=([0-9.]+) lib=([0-9
 # Keys that describe a measurement rather than being one.
 PARAM_KEYS = {"run", "guests", "devices", "vms", "vmid_bits", "events", "vcpus",
               "iters", "iterations", "pair", "layout", "cached", "op", "bits", "lpis",
-              "slab_bytes", "charged_bytes", "window_floor"}  # its_mem: bytes_per_event is the figure
+              "slab_bytes", "charged_bytes", "window_floor", "samples"}  # its_mem: bytes_per_event is the figure
 # Keys that are part of a metric's identity (lpi_miss at 1 vs 1024 devices,
 # lpi_churn at each number of events per device).
 IDENTITY_KEYS = ("devices", "vms", "events", "bits", "layout", "cached", "op")
