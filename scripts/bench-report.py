@@ -763,6 +763,13 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
                                              env.get("patched_describe"),
                                              env.get("patched_patches", "?"),
                                              env.get("BENCH_CONFIGS", "?")))
+    # cost.sh names the tree it counted; a recount after a change of the
+    # allocator (deterministic, no boot) can be of another patch count
+    m = re.search(r"series files at (\S+) patches over stock(, uncommitted changes)?",
+                  cost_header or "")
+    if m and (m.group(1) != env.get("patched_patches") or m.group(2)):
+        md.append("Instruction counts (cost.*, cost.sweep_*): the series files at %s patches "
+                  "over stock%s, counted apart from the boots." % (m.group(1), m.group(2) or ""))
     md += ["", "### Goals", "",
            "| goal | value | range | target | status |", "|---|---|---|---|---|"]
     for g in goals:
