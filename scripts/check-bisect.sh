@@ -18,7 +18,7 @@ BISECT_O=$(realpath -m "${BISECT_O:-$TOP/build/bisect-out}")
 # BISECT_O=build/kernel-mutant after make kernel-mutants).
 WT=$(realpath -m "${BISECT_TREE:-$TOP/build/bisect-tree}")
 KSFT_O=$BISECT_O-selftests
-[ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
+[ -e "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse stock..HEAD)
 [ ${#commits[@]} -gt 0 ] || die $E_USAGE "no patches on top of stock in $TREE"
 

@@ -3,11 +3,13 @@
 # in a real kernel. For each seeded bug in selftests/mutants/*.patch: apply
 # it to a worktree of build/linux at HEAD, build (O=build/kernel-mutant,
 # ccache makes it incremental), boot the "kpti-rollover" variant's kernel
-# parameters with only the expected tests, and require each to fail.
+# parameters with only the expected tests (KVM selftests, kvm-unit-tests,
+# KUnit suites), and require each to fail.
 # A mutant that the test misses ("survived") fails the target. Not part of
 # make check (one kernel build per mutant).
 #
 #   MUTANTS="a b"  only these (names of selftests/mutants/*.patch)
+#   KSFT_OUT       the built selftests (default build/selftests)
 #   Results: $RESULTS/kernel-mutants.tsv (or build/), consoles console-mutant-<name>.log
 stage=kernel-mutants
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +22,10 @@ MDIR=$TOP/selftests/mutants
 WT=${MUTANT_TREE:-$TOP/build/mutant-tree}
 MO=${MUTANT_O:-$TOP/build/kernel-mutant}
 OUTDIR=${RESULTS:-$TOP/build}
-[ -d "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
-[ -d "$TOP/build/selftests/kvm" ] || die $E_USAGE "no selftests: run 'make selftests' first"
+[ -e "$TREE/.git" ] || die $E_USAGE "no tree at $TREE: run 'make apply' first"
+KSFT_OUT=$(realpath -m "${KSFT_OUT:-$TOP/build/selftests}")
+export KSFT_OUT
+[ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT: run 'make selftests' first"
 
 want=${MUTANTS:-$(cd "$MDIR" && ls *.patch | sed 's/\.patch$//')}
 append=$(grep -E '^kpti-rollover *\|' "$TOP/selftests/variants.txt" | cut -d'|' -f2 | xargs)
@@ -50,14 +54,20 @@ for m in $want; do
 	fi
 	initrd=$TOP/build/initramfs/l1-mutant.cpio.gz
 	IFS=';' read -r -a ovrs <<<"$ovr"
-	# kvm:<test> entries run in the guest's selftest stage; kunit:<suite>
-	# entries are KUnit suites, which the kernel runs at boot anyway.
+	# kvm:<test> entries run in the guest's selftest stage; kut:<test>
+	# entries in its kvm-unit-tests stage (KUT_GROUPS, default its: the
+	# whole group runs); kunit:<suite> entries are KUnit suites, which the
+	# kernel runs at boot anyway.
 	kvm_tests=$(printf '%s\n' $expect | grep '^kvm:' | xargs || true)
+	kut_tests=$(printf '%s\n' $expect | grep '^kut:' | xargs || true)
+	stages=
+	set --
 	if [ -n "$kvm_tests" ]; then
-		set -- TESTS="$kvm_tests" STAGES="kselftest-kvm"
-	else
-		set -- STAGES="kvm-check"
+		set -- TESTS="$kvm_tests"
+		stages=kselftest-kvm
 	fi
+	[ -z "$kut_tests" ] || stages="${stages:+$stages }kvm-unit-tests"
+	set -- "$@" STAGES="${stages:-kvm-check}"
 	env "${ovrs[@]}" "$@" IMAGE=$MO/arch/arm64/boot/Image \
 		OUT="$initrd" "$TOP/scripts/initramfs.sh" >/dev/null || die $E_FAIL "initramfs for mutant $m failed"
 	console=$OUTDIR/console-mutant-$m.log
@@ -66,17 +76,27 @@ for m in $want; do
 		APPEND_EXTRA="$append" TIMEOUT=${TIMEOUT:-900} "$TOP/scripts/boot.sh" >/dev/null 2>&1
 	rc=$?
 	set -e
+	# A test that could not run is no catch: a missing binary (exit 127)
+	# means selftests older than the plan.
+	for t in $expect; do
+		case $t in kvm:*) ;; *) continue ;; esac
+		! grep -a -q -E "^not ok [0-9]+ selftests: kvm: ${t#kvm:} # exit=127$" "$console" ||
+			die $E_USAGE "mutant $m: ${t#kvm:} did not run (no binary in $KSFT_OUT/kvm): run 'make selftests'"
+	done
 	# Each expected test must fail (or the guest must crash or hang).
 	missed=
 	for t in $expect; do
 		case $t in
 		kvm:*) re="^not ok [0-9]+ selftests: kvm: ${t#kvm:}( |$)" ;;
 		kunit:*) re="^(\[ *[0-9.]+\] )?not ok [0-9]+ ${t#kunit:}$" ;;
-		*) die $E_USAGE "mutant $m: expect entry '$t' is neither kvm:<test> nor kunit:<suite>" ;;
+		kut:*) re="^not ok [0-9]+ kvm-unit-tests: ${t#kut:}( |$)" ;;
+		*) die $E_USAGE "mutant $m: expect entry '$t' is none of kvm:<test>, kut:<test>, kunit:<suite>" ;;
 		esac
 		grep -a -q -E "$re" "$console" || missed="$missed $t"
 	done
 	why=$(grep -a -m1 -A1 'Test Assertion Failure' "$console" | tail -n1 | sed 's/^# *//' || true)
+	[ -n "$why" ] || [ -z "$kut_tests" ] ||
+		why=$(grep -a -m1 -E '^not ok [0-9]+ kvm-unit-tests: ' "$console" | cut -c1-240 || true)
 	if [ -z "$missed" ]; then
 		info "mutant $m: caught by $expect (boot rc=$rc): $why"
 		printf '%s\tcaught\t%s\t%s\n' "$m" "$expect" "$why" >>"$tsv"
