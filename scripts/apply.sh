@@ -57,11 +57,7 @@ done
 # stock commit and the same series and patch files: skip the clone and
 # git am (a warm `make check` then spends no time here).
 stock_commit=$(git -C "$STOCK_GIT" rev-parse -q --verify refs/heads/stock 2>/dev/null || true)
-key=$({
-	echo "$stock_commit"
-	cat "$SERIES"
-	for p in "${patches[@]}"; do cat "$PATCH_DIR/$p"; done
-} | sha256sum | cut -d' ' -f1)
+key=$(series_key "$stock_commit" "$SERIES" "$PATCH_DIR")
 if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ] &&
 	[ "$(cat "$TREE/.git/workbench-applied" 2>/dev/null)" = "$key" ] &&
 	[ "$(git -C "$TREE" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse -q --verify refs/tags/applied)" ]; then

@@ -95,4 +95,12 @@ mkdir -p "$TOP/patches"
 cp -r "$tmp/out/." "$TOP/patches/"
 cp "$tmp/series" "$TOP/series"
 git -C "$TREE" tag -f applied HEAD >/dev/null
+# The tree is what git am of the files just written gives: a tree made by
+# make apply is marked up to date, so the next make neither clones nor
+# re-applies it, and Kbuild recompiles only what the edit touched. A
+# fresh clone still applies every patch with git am.
+if [ -d "$TREE/.git" ] && [ -f "$TREE/.git/workbench-applied" ]; then
+	series_key "$(git -C "$TREE" rev-parse "stock^{commit}")" "$TOP/series" "$TOP/patches" \
+		>"$TREE/.git/workbench-applied"
+fi
 info "exported $total patches in ${#parts[@]} series (cover letters in patches/covers/), series updated"

@@ -100,6 +100,17 @@ ensure_worktree() {
 		run git -C "$dir" checkout -q --detach "$want"
 	fi
 }
+# series_key STOCK_COMMIT SERIES PATCH_DIR: what the tree "make apply"
+# makes from them is named by; apply skips a tree made from the same key.
+series_key() {
+	local p
+	{
+		echo "$1"
+		cat "$2"
+		(grep -v '^[[:space:]]*\(#\|$\)' "$2" || true) | sed 's|^patches/||' |
+			while read -r p; do cat "$3/$p"; done
+	} | sha256sum | cut -d' ' -f1
+}
 need_cmd() {
 	local c
 	for c in "$@"; do
