@@ -48,7 +48,9 @@ while [ "$(now)" -lt "$end" ] || more_model; do
 	if [ "$(now)" -lt "$end" ]; then
 		one isolation "$K/vmid_isolation" -n 16 -d 10
 		rolls=$(sed -n 's/.*, \([0-9]*\) VMID rollovers.*/\1/p' /tmp/soak.out)
-		one churn "$K/vgic_lpi_stress" -c -v 2 -d 2 -e 16 -i 300
+		# -w: hold each unmapped window up to 1 s for an MSI to check
+		# (10 ms by default): the debug kernel's senders are slow
+		one churn "$K/vgic_lpi_stress" -c -v 2 -d 2 -e 16 -i 300 -w 1000
 		one nested /usr/share/workbench/stage-nested-hackbench.sh
 	fi
 	if more_model; then
