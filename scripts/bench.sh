@@ -70,7 +70,7 @@
 #                    ("-s 512 -l 20 -g 2 -f 5 -P"), BENCH_L2_TIMEOUT (900 / 600)
 #   lpi:             BENCH_LPI_CONFIGS (';'-separated vgic_lpi_stress argument
 #                    lists, upstream's five configurations scaled to TCG),
-#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -i 2000 -r 200" / -i 1000)
+#                    BENCH_LPI_CHURN_ARGS ("-c -v 2 -d 2 -i 2000 -r 200 -w 1" / -i 1000)
 #                    run with -e E for each E of BENCH_LPI_CHURN_EVENTS
 #                    ("256 1024" / "256 1024"): 2 x E cached translations
 #                    that each DISCARD flushes on stock, and again with -k
@@ -146,7 +146,7 @@ dflt BENCH_L2_TIMEOUT 900 600
 dflt BENCH_LPI_CONFIGS \
 	"-v 1 -d 1 -e 1 -i 200000;-v 2 -d 2 -e 16 -i 8000;-v 2 -d 2 -e 17 -i 8000;-v 2 -d 4 -e 1 -i 60000;-v 1 -d 1 -e 17 -i 12000" \
 	"-v 1 -d 1 -e 1 -i 100000;-v 2 -d 2 -e 16 -i 4000;-v 2 -d 2 -e 17 -i 4000;-v 2 -d 4 -e 1 -i 30000;-v 1 -d 1 -e 17 -i 6000"
-dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -i 2000 -r 200" "-c -v 2 -d 2 -i 1000 -r 200"
+dflt BENCH_LPI_CHURN_ARGS "-c -v 2 -d 2 -i 2000 -r 200 -w 1" "-c -v 2 -d 2 -i 1000 -r 200 -w 1"
 dflt BENCH_LPI_CHURN_EVENTS "256 1024" "256 1024"
 dflt BENCH_LPI_WARM_ARGS "-v 2 -d 2 -i 60" "-v 2 -d 2 -i 30"
 dflt BENCH_LPI_MISS_ARGS "-m -v 1" "-m -v 1"
