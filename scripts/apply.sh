@@ -17,7 +17,8 @@ PATCH_DIR=${PATCH_DIR:-$(dirname "$SERIES")/patches}
 [ "$SERIES" = /dev/null ] && PATCH_DIR=/dev/null
 [ -r "$SERIES" ] || die $E_USAGE "series file '$SERIES' not found"
 
-stamp=$(ls -d "$CACHE_DIR"/stock-*.git/.fetch-done 2>/dev/null | head -n1 || true)
+# The pinned base (make fetch) if it is there, else the one fetch fell back to.
+stamp=$(ls -d "$CACHE_DIR/stock-$DEBIAN_VERSION.git/.fetch-done" "$CACHE_DIR"/stock-*.git/.fetch-done 2>/dev/null | head -n1 || true)
 [ -n "$stamp" ] || die $E_USAGE "no stock repository in $CACHE_DIR: run 'make fetch' first"
 STOCK_GIT=$(dirname "$stamp")
 

@@ -5,9 +5,41 @@ stage=fetch
 . "$(dirname "$0")/lib.sh"
 . "$TOP/base/linux-source-6.12.env"
 need_cmd git xz python3 sha256sum
+# in the stock commit's message, whichever copy is read
+tarball_name=$(basename "$TARBALL")
 
-[ -r "$TARBALL" ] || die $E_USAGE "$TARBALL missing: run 'make deps' (apt-get install $DEBIAN_PACKAGE)"
+# The series applies to DEBIAN_VERSION. When apt has installed another
+# build (the archive moves on to each new 6.12.y), fetch the pinned one:
+# Debian's security archive keeps earlier builds for a while. Only when
+# that fails is the installed build used, with a warning.
+STOCK_GIT=$CACHE_DIR/stock-$DEBIAN_VERSION.git
+if [ -f "$STOCK_GIT/.fetch-done" ]; then
+	info "cached: $STOCK_GIT ($(cat "$STOCK_GIT/.fetch-done"))"
+	exit 0
+fi
 served=$(dpkg-query -W -f='${Version}' "$DEBIAN_PACKAGE" 2>/dev/null || echo unknown)
+if [ "$served" != "$DEBIAN_VERSION" ]; then
+	pinned=$CACHE_DIR/debs/$DEBIAN_PACKAGE-$DEBIAN_VERSION.tar.xz
+	if [ ! -f "$pinned" ]; then
+		info "installed $DEBIAN_PACKAGE is $served; downloading $DEBIAN_VERSION, the base of the series"
+		mkdir -p "$CACHE_DIR/debs"
+		dl=$(mktemp -d "$CACHE_DIR/debs/.dl.XXXXXX")
+		if (cd "$dl" && apt-get download -q=2 "$DEBIAN_PACKAGE=$DEBIAN_VERSION" 2>&1 |
+			grep -v 'unsandboxed' >&2; [ "${PIPESTATUS[0]}" = 0 ]) &&
+			dpkg-deb --fsys-tarfile "$dl"/*.deb | tar -xO ".$TARBALL" >"$dl/tarball" &&
+			[ "$(sha256sum "$dl/tarball" | cut -d' ' -f1)" = "$TARBALL_SHA256" ]; then
+			mv "$dl/tarball" "$pinned"
+		else
+			warn "could not download $DEBIAN_PACKAGE=$DEBIAN_VERSION with a tarball of sha256 $TARBALL_SHA256"
+		fi
+		rm -rf "$dl"
+	fi
+	if [ -f "$pinned" ]; then
+		TARBALL=$pinned
+		served=$DEBIAN_VERSION
+	fi
+fi
+[ -r "$TARBALL" ] || die $E_USAGE "$TARBALL missing: run 'make deps' (apt-get install $DEBIAN_PACKAGE)"
 if [ "$served" != "$DEBIAN_VERSION" ]; then
 	warn "*****************************************************************"
 	warn "installed $DEBIAN_PACKAGE is $served, the series is based on $DEBIAN_VERSION"
@@ -61,7 +93,7 @@ export GIT_AUTHOR_NAME="Debian $DEBIAN_PACKAGE" GIT_AUTHOR_EMAIL="debian-kernel@
 export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 export GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE
 commit=$(git commit-tree "$tree" -m "Linux $ver ($DEBIAN_PACKAGE $served)" \
-	-m "Unmodified source from Debian's $DEBIAN_PACKAGE $served, $(basename "$TARBALL") sha256 $sum.")
+	-m "Unmodified source from Debian's $DEBIAN_PACKAGE $served, $tarball_name sha256 $sum.")
 git update-ref refs/heads/stock "$commit"
 git tag "v$ver-debian" "$commit"
 unset GIT_DIR GIT_INDEX_FILE

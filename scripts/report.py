@@ -355,7 +355,11 @@ def main():
     info = {
         "build": {
             "debian_package": env.get("DEBIAN_PACKAGE"),
-            "debian_version": sh("dpkg-query -W -f='${Version}' linux-source-6.12")
+            # the build the stock commit was made from (make fetch), which
+            # is not always the installed one
+            "debian_version": re.sub(r"^.*\(linux-source-6\.12 (.*)\)$", r"\1", sh(
+                "git -C '%s' log -1 --format=%%s stock" % os.path.join(TOP, "build", "linux")))
+            or sh("dpkg-query -W -f='${Version}' linux-source-6.12")
             or env.get("DEBIAN_VERSION"),
             "expected_debian_version": env.get("DEBIAN_VERSION"),
             "series_patches": len(series),
