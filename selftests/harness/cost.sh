@@ -13,7 +13,7 @@
 # x86-64 instruction counts of the shimmed C are a PROXY for the arm64 fast
 # path (different ISA, shim atomics/locks/per-CPU instead of the kernel's).
 # KSRC as for check.sh.  Env: F (default 100000), R (default 200),
-# VMID_BITS (default 8), NCPU (default 4).
+# VMID_BITS (default 8), NCPU (default 4; more sizes the shim's arrays).
 # Exit 0 with the figures, 1 on any build/run/parse error.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +27,8 @@ CC=${CC:-gcc}
 # (differencing cancels it here, but the runs stay comparable with
 # cost-sweep.sh, where it does not)
 CFLAGS="-O2 -g -Wall -Wno-unused-function -DKSHIM_NO_YIELD -I$HERE/shim -Wl,-z,now"
+# the shim's per-CPU arrays hold NR_CPUS (4 unless set): room for NCPU
+[ "$NCPU" -le 4 ] || CFLAGS="$CFLAGS -DNR_CPUS=$NCPU"
 
 die() { echo "ERROR: $*"; exit 1; }
 command -v valgrind >/dev/null || die "valgrind not installed"
