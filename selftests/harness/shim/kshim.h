@@ -363,6 +363,16 @@ static inline void bitmap_clear(unsigned long *map, unsigned int start,
 	for (; nbits; nbits--, start++)
 		__clear_bit(start, map);
 }
+static inline bool bitmap_subset(const unsigned long *a,
+				 const unsigned long *b, unsigned int nbits)
+{
+	unsigned int i;
+
+	for (i = 0; i < nbits; i++)
+		if (test_bit(i, a) && !test_bit(i, b))
+			return false;
+	return true;
+}
 static inline unsigned int bitmap_weight(const unsigned long *map,
 					 unsigned int nbits)
 {
