@@ -134,7 +134,8 @@ inline find_zero(from)
  * new_vmid()/new_context(), called with the lock held, split in three
  * parts so that only accesses visible to lock-free fast paths of other
  * CPUs (generation, act[], ctxid[], TLBs) are separate steps:
- *   nc_pre:      reserved hit / pinned / reuse / search from cur_idx
+ *   nc_pre:      reuse a free previous index / reserved hit / pinned /
+ *                search from cur_idx
  *                -> st = 0 (id final), 1 (index i found), 2 (rollover)
  *   nc_rollover: generation bump, flush_context xchg loop (one step per
  *                CPU), flush, search from 1
@@ -147,29 +148,33 @@ inline nc_pre(t)
 	if
 	:: id != 0 ->
 		newid = g * NUM + IDX(id);
-		/* check_update_reserved_vmid: no early exit */
-		hit = 0;
-		i = 0;
-		do
-		:: i < NCPU ->
+		/*
+		 * The previous index first: if it is free, no CPU has it
+		 * reserved and it is not pinned (lib/asid.c's new_context()).
+		 */
+		if
+		:: !map[IDX(id)] -> map[IDX(id)] = 1; id = newid; st = 0
+		:: else ->
+			/* check_update_reserved_asid: no early exit */
+			hit = 0;
+			i = 0;
+			do
+			:: i < NCPU ->
+				if
+				:: reserved[i] == id -> reserved[i] = newid; hit = 1
+				:: else -> skip
+				fi;
+				i++
+			:: else -> break
+			od;
+			i = 0;
 			if
-			:: reserved[i] == id -> reserved[i] = newid; hit = 1
-			:: else -> skip
-			fi;
-			i++
-		:: else -> break
-		od;
-		i = 0;
-		if
-		:: hit -> id = newid; st = 0
+			:: hit -> id = newid; st = 0
 #ifdef PIN
-		:: !hit && t == PINNED_TASK -> id = newid; st = 0
+			:: !hit && t == PINNED_TASK -> id = newid; st = 0
 #endif
-		:: else -> skip
-		fi;
-		if
-		:: st != 0 && !map[IDX(id)] -> map[IDX(id)] = 1; id = newid; st = 0
-		:: else -> skip
+			:: else -> skip
+			fi
 		fi
 	:: else -> skip
 	fi;
