@@ -65,7 +65,7 @@ help:
 	@echo '  bench         stock vs patched kernel, alternating boots, ratios + plots (not in check)'
 	@echo '  bench-report  rebuild bench.json, plots, tables from results/latest bench logs'
 	@echo '  soak          DURATION=<s> (3600): debug kernel, forced rollovers, loop isolation + LPI churn + nested guests'
-	@echo '  debug-compare PROFILE=debug|kcsan: stock vs patched debug kernels, same tests, splat counts by kind'
+	@echo '  debug-compare PROFILE=default|debug|kcsan: stock vs patched, same tests: results side by side, splats by kind'
 	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
 
 deps fetch export check-series litmus build selftests guest-rootfs kvm-unit-tests initramfs boot variants model harness allocator-gate workbench-selftest check-bisect kernel-mutants bench soak debug-compare:

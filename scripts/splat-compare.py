@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Splats of a stock and a patched boot, by kind (make debug-compare).
+"""Tests and splats of a stock and a patched boot (make debug-compare).
 
 usage: splat-compare.py RESULTS PROFILE
 
-Reads RESULTS/stock/console.log and RESULTS/patched/console.log, counts the
-splat lines of each (the same definition of a splat as make check:
-report.py's SPLAT) by kind, and writes RESULTS/debug-compare.tsv and
+Reads RESULTS/stock/console.log and RESULTS/patched/console.log, lists each
+KVM selftest and kvm-unit-tests result of both kernels side by side (with
+the first failure line of each boot's SUMMARY.md), counts the splat lines
+of each (the same definition of a splat as make check: report.py's SPLAT)
+by kind, and writes RESULTS/debug-compare.tsv and
 RESULTS/debug-compare.md. KCSAN reports are also grouped by race site (the
 two functions of "data-race in A / B", offsets dropped, in sorted order),
 each marked "kvm" when a function belongs to KVM, the vgic or the ASID/VMID
@@ -14,6 +16,8 @@ the site.
 
 It prints the tables and writes the number of patched splat lines that
 fail the comparison, the "gate", to RESULTS/debug-compare.gate:
+  - default profile: every patched splat line, plus each test that
+    failed on the patched kernel or that ran on stock only;
   - debug profile: every patched splat line;
   - kcsan profile: every patched splat line that is not a KCSAN report,
     plus the KCSAN reports whose site is both "kvm" and "new". KCSAN
@@ -51,6 +55,34 @@ KCSAN_SITE = re.compile(r"KCSAN: (.+?) in (.*)$")
 KVM_FN = re.compile(r"kvm|vgic|_its_|^its_|asid|vmid|new_context|flush_context|"
                     r"check_and_switch_context|arm64_mm_context|cpu_do_switch_mm")
 KERNELS = ("stock", "patched")
+# "ok 3 selftests: kvm: vgic_its_cache", "not ok 1 kvm-unit-tests: its-trigger # ..."
+TAP = re.compile(r"^(not ok|ok) \d+ (selftests: kvm: |kvm-unit-tests: )(\S+)(?: # (.*))?$")
+# SUMMARY.md: "- kselftest-kvm / kvm:vgic_its_cache: `reason`"
+FAILURE = re.compile(r"^- [\w-]+ / ((?:kvm|kut):\S+): `(.*)`$")
+
+
+def tests_of(res, kind, lines):
+    """{name: result} of one boot, name as in the report (kvm:<test>, kut:<test>)."""
+    why = {}
+    summary = os.path.join(res, kind, "SUMMARY.md")
+    if os.path.exists(summary):
+        for ln in open(summary, errors="replace"):
+            m = FAILURE.match(ln.rstrip("\n"))
+            if m:
+                why[m.group(1)] = m.group(2)
+    out = {}
+    for ln in lines:
+        m = TAP.match(TS.sub("", ln).strip())
+        if not m:
+            continue
+        name = ("kvm:" if m.group(2).startswith("selftests") else "kut:") + m.group(3)
+        if m.group(1) == "not ok":
+            out[name] = "FAIL: " + why.get(name, m.group(4) or "")
+        elif m.group(4) and m.group(4).startswith("SKIP"):
+            out[name] = m.group(4) if len(m.group(4)) <= 72 else m.group(4)[:71] + "…"
+        else:
+            out[name] = "ok"
+    return out
 
 
 def site_of(line):
@@ -66,7 +98,7 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: splat-compare.py RESULTS PROFILE")
     res, profile = sys.argv[1], sys.argv[2]
-    rows, firsts, sites = {}, {}, {}
+    rows, firsts, sites, tests = {}, {}, {}, {}
     for kind in KERNELS:
         path = os.path.join(res, kind, "console.log")
         lines = open(path, errors="replace").read().splitlines() if os.path.exists(path) else []
@@ -74,6 +106,7 @@ def main():
             sys.stderr.write("E: splat-compare: %s: no 'kcsan: enabled early' line: KCSAN was "
                              "not running, its reports would mean nothing\n" % path)
             sys.exit(3)
+        tests[kind] = tests_of(res, kind, lines)
         splats = [TS.sub("", ln) for ln in lines if SPLAT.search(ln)]
         counts = {k: 0 for k, _ in KINDS}
         counts["other"] = 0
@@ -102,6 +135,10 @@ def main():
                                             if kvm[s] and new[s])
     else:
         gate = p["total"]
+    all_tests = sorted(set(tests["stock"]) | set(tests["patched"]))
+    bad_tests = [t for t in all_tests if not tests["patched"].get(t, "FAIL").startswith(("ok", "SKIP"))]
+    if profile == "default":
+        gate += len(bad_tests)
 
     cols = [k for k, _ in KINDS] + ["other", "total"]
     with open(os.path.join(res, "debug-compare.tsv"), "w") as f:
@@ -112,6 +149,14 @@ def main():
     with open(os.path.join(res, "debug-compare.gate"), "w") as f:
         f.write("%d\n" % gate)
     with open(os.path.join(res, "debug-compare.md"), "w") as f:
+        if all_tests:
+            f.write("Tests, profile %s (%d; patched failures: %d):\n\n"
+                    % (profile, len(all_tests), len(bad_tests)))
+            f.write("| test | stock | patched |\n| --- | --- | --- |\n")
+            for t in all_tests:
+                f.write("| %s | %s | %s |\n" % (t, *(tests[k].get(t, "not run").replace("|", "\\|")
+                                                     for k in KERNELS)))
+            f.write("\n")
         f.write("Splat lines in the console, profile %s, same plan for both kernels:\n\n" % profile)
         f.write("| kernel | " + " | ".join(cols) + " |\n|" + " --- |" * (len(cols) + 1) + "\n")
         for kind in KERNELS:
@@ -130,7 +175,8 @@ def main():
                 f.write("\nFirst %s splat lines other than KCSAN reports:\n\n" % kind)
                 for ln in firsts[kind]:
                     f.write("    %s\n" % ln)
-        f.write("\nGate (patched splat lines that fail the comparison): %d\n" % gate)
+        f.write("\nGate (patched splat lines%s that fail the comparison): %d\n"
+                % (" and tests" if profile == "default" else "", gate))
     print(open(os.path.join(res, "debug-compare.md")).read())
 
 

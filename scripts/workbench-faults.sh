@@ -56,8 +56,8 @@ expect bad-bench-its-bits 1 "BENCH_ITS_RESTORE_BITS='8 17': '17' is not a number
 	env BENCH_ITS_RESTORE_BITS="8 17" RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
 expect bad-soak-model-commands 1 "SOAK_MODEL_COMMANDS='1e7' is not a number of commands" \
 	env SOAK_MODEL_COMMANDS=1e7 RESULTS_DIR="$tmp/r" "$TOP/scripts/soak.sh"
-expect debug-compare-default-profile 1 "PROFILE=default has no debug options" \
-	env PROFILE=default RESULTS_DIR="$tmp/r" "$TOP/scripts/debug-compare.sh"
+expect debug-compare-bad-profile 1 "PROFILE='kasan' is not a profile \\(have: default debug kcsan\\)" \
+	env PROFILE=kasan RESULTS_DIR="$tmp/r" "$TOP/scripts/debug-compare.sh"
 # A command that fails under set -e, here in a command substitution as
 # deps.sh's QEMU version check once did, ends the stage with a message
 # naming it, never silently.
@@ -215,21 +215,27 @@ expect kut-no-source-required 1 "^E: kvm-unit-tests: no kvm-unit-tests source at
 # consoles of kernels that enabled KCSAN. Under kcsan it must count the
 # patched WARNING and the race new in ASID code (2), not the KVM race
 # stock shows too nor the race outside KVM; under debug every patched
-# splat line (5).
+# splat line (5); under default those and the test that failed on the
+# patched kernel and the one that ran on stock only (7), not the test
+# that failed on stock only.
 mkdir -p "$tmp/sc/stock" "$tmp/sc/patched"
 printf '%s\n' '[    0.1] kcsan: enabled early' \
 	'[    1.0] BUG: KCSAN: data-race in foo+0x1/0x20 / bar+0x2/0x30' \
-	'[    2.0] BUG: KCSAN: data-race in kvm_vcpu_x+0x1/0x2 / vgic_y+0x3/0x4' >"$tmp/sc/stock/console.log"
+	'[    2.0] BUG: KCSAN: data-race in kvm_vcpu_x+0x1/0x2 / vgic_y+0x3/0x4' \
+	'not ok 1 selftests: kvm: vgic_its_cache # exit=254' 'ok 2 selftests: kvm: vgic_its_model' \
+	'ok 1 kvm-unit-tests: its-trigger' >"$tmp/sc/stock/console.log"
 printf '%s\n' '[    0.1] kcsan: enabled early' \
 	'[    1.0] BUG: KCSAN: data-race in bar+0x9/0x30 / foo+0x1/0x20' \
 	'[    2.0] BUG: KCSAN: data-race in vgic_y+0x3/0x4 / kvm_vcpu_x+0x1/0x2' \
 	'[    3.0] BUG: KCSAN: data-race in asid_new+0x1/0x2 / baz+0x1/0x2' \
 	'[    4.0] BUG: KCSAN: data-race in qux+0x1/0x2' \
-	'[    5.0] WARNING: CPU: 0 PID: 1 at x' >"$tmp/sc/patched/console.log"
-expect splat-compare-gates 0 "^gates 2 5$" sh -c \
+	'[    5.0] WARNING: CPU: 0 PID: 1 at x' \
+	'ok 1 selftests: kvm: vgic_its_cache' 'not ok 2 selftests: kvm: vgic_its_model # exit=1' >"$tmp/sc/patched/console.log"
+expect splat-compare-gates 0 "^gates 2 5 7$" sh -c \
 	'python3 "$1/scripts/splat-compare.py" "$2" kcsan >/dev/null && k=$(cat "$2/debug-compare.gate") &&
 	 python3 "$1/scripts/splat-compare.py" "$2" debug >/dev/null && d=$(cat "$2/debug-compare.gate") &&
-	 echo "gates $k $d"' \
+	 python3 "$1/scripts/splat-compare.py" "$2" default >/dev/null && n=$(cat "$2/debug-compare.gate") &&
+	 echo "gates $k $d $n"' \
 	sh "$TOP" "$tmp/sc"
 # A KCSAN kernel that never enabled KCSAN reports nothing: refuse to judge.
 sed -i '/kcsan: enabled early/d' "$tmp/sc/patched/console.log"
