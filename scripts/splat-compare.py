@@ -57,6 +57,8 @@ KVM_FN = re.compile(r"kvm|vgic|_its_|^its_|asid|vmid|new_context|flush_context|"
 KERNELS = ("stock", "patched")
 # "ok 3 selftests: kvm: vgic_its_cache", "not ok 1 kvm-unit-tests: its-trigger # ..."
 TAP = re.compile(r"^(not ok|ok) \d+ (selftests: kvm: |kvm-unit-tests: )(\S+)(?: # (.*))?$")
+# "# selftests: kvm: vgic_its_cache", printed when the test starts
+START = re.compile(r"^# (selftests: kvm: |kvm-unit-tests: )(\S+)$")
 # SUMMARY.md: "- kselftest-kvm / kvm:vgic_its_cache: `reason`"
 FAILURE = re.compile(r"^- [\w-]+ / ((?:kvm|kut):\S+): `(.*)`$")
 
@@ -71,10 +73,20 @@ def tests_of(res, kind, lines):
             if m:
                 why[m.group(1)] = m.group(2)
     out = {}
+    rc = os.path.join(res, kind + ".rc")
+    rc = open(rc).read().strip() if os.path.exists(rc) else "0"
+    out[None] = {"124": "not run (the boot hung)", "255": "not run (the boot panicked)"}.get(rc, "not run")
+    running = None
     for ln in lines:
-        m = TAP.match(TS.sub("", ln).strip())
+        ln = TS.sub("", ln).strip()
+        m = START.match(ln)
+        if m:
+            running = ("kvm:" if m.group(1).startswith("selftests") else "kut:") + m.group(2)
+            continue
+        m = TAP.match(ln)
         if not m:
             continue
+        running = None
         name = ("kvm:" if m.group(2).startswith("selftests") else "kut:") + m.group(3)
         if m.group(1) == "not ok":
             out[name] = "FAIL: " + why.get(name, m.group(4) or "")
@@ -82,6 +94,8 @@ def tests_of(res, kind, lines):
             out[name] = m.group(4) if len(m.group(4)) <= 72 else m.group(4)[:71] + "…"
         else:
             out[name] = "ok"
+    if running and rc in ("124", "255"):
+        out[running] = "FAIL: " + out[None].replace("not run (", "").rstrip(")") + " in this test"
     return out
 
 
@@ -135,7 +149,7 @@ def main():
                                             if kvm[s] and new[s])
     else:
         gate = p["total"]
-    all_tests = sorted(set(tests["stock"]) | set(tests["patched"]))
+    all_tests = sorted((set(tests["stock"]) | set(tests["patched"])) - {None})
     bad_tests = [t for t in all_tests if not tests["patched"].get(t, "FAIL").startswith(("ok", "SKIP"))]
     if profile == "default":
         gate += len(bad_tests)
@@ -154,7 +168,7 @@ def main():
                     % (profile, len(all_tests), len(bad_tests)))
             f.write("| test | stock | patched |\n| --- | --- | --- |\n")
             for t in all_tests:
-                f.write("| %s | %s | %s |\n" % (t, *(tests[k].get(t, "not run").replace("|", "\\|")
+                f.write("| %s | %s | %s |\n" % (t, *(tests[k].get(t, tests[k][None]).replace("|", "\\|")
                                                      for k in KERNELS)))
             f.write("\n")
         f.write("Splat lines in the console, profile %s, same plan for both kernels:\n\n" % profile)

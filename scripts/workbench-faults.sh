@@ -237,6 +237,14 @@ expect splat-compare-gates 0 "^gates 2 5 7$" sh -c \
 	 python3 "$1/scripts/splat-compare.py" "$2" default >/dev/null && n=$(cat "$2/debug-compare.gate") &&
 	 echo "gates $k $d $n"' \
 	sh "$TOP" "$tmp/sc"
+# A stock boot that panicked: the test it was in fails on stock, which
+# does not count against the patched kernel (gate still 7).
+echo 255 >"$tmp/sc/stock.rc"
+echo '# selftests: kvm: vgic_its_mem' >>"$tmp/sc/stock/console.log"
+echo 'ok 3 selftests: kvm: vgic_its_mem' >>"$tmp/sc/patched/console.log"
+expect splat-compare-stock-panic 0 "^\| kvm:vgic_its_mem \| FAIL: the boot panicked in this test \| ok \|$" sh -c \
+	'python3 "$1/scripts/splat-compare.py" "$2" default >/dev/null && [ "$(cat "$2/debug-compare.gate")" = 7 ] &&
+	 cat "$2/debug-compare.md"' sh "$TOP" "$tmp/sc"
 # A KCSAN kernel that never enabled KCSAN reports nothing: refuse to judge.
 sed -i '/kcsan: enabled early/d' "$tmp/sc/patched/console.log"
 expect splat-compare-kcsan-off 3 "no 'kcsan: enabled early' line" \
