@@ -52,7 +52,13 @@ info "profile $PROFILE, $DURATION s, $append on ${smp:-2} vCPUs; results in $RES
 set +e
 # STALL=0: a soak iteration can be quiet for longer than boot.sh's default.
 stages="kvm-check soak"
-grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$KERNEL_O/.config" && stages="$stages kmemleak"
+if grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$KERNEL_O/.config" 2>/dev/null; then
+	stages="$stages kmemleak"
+elif [ "$PROFILE" = debug ]; then
+	die $E_USAGE "$KERNEL_O/.config has no CONFIG_DEBUG_KMEMLEAK: rebuild the debug kernel (make build PROFILE=debug)"
+else
+	info "the $PROFILE kernel has no kmemleak: no leak scan (PROFILE=debug has one)"
+fi
 SOAK_DURATION=$DURATION STAGES="$stages" TIMEOUT=$((DURATION + 1800 + SOAK_MODEL_COMMANDS / 50)) STALL=0 \
 	QEMU_SMP=${smp:-2} APPEND_EXTRA="$append ${APPEND_EXTRA:-}" STAGES_HOST="initramfs boot" \
 	"$TOP/scripts/run.sh"

@@ -64,7 +64,8 @@ FAILURE = re.compile(r"^- [\w-]+ / ((?:kvm|kut):\S+): `(.*)`$")
 
 
 def tests_of(res, kind, lines):
-    """{name: result} of one boot, name as in the report (kvm:<test>, kut:<test>)."""
+    """The results of one boot, {name: result} with names as in the report
+    (kvm:<test>, kut:<test>), and what a test missing from it gets."""
     why = {}
     summary = os.path.join(res, kind, "SUMMARY.md")
     if os.path.exists(summary):
@@ -72,31 +73,31 @@ def tests_of(res, kind, lines):
             m = FAILURE.match(ln.rstrip("\n"))
             if m:
                 why[m.group(1)] = m.group(2)
-    out = {}
     rc = os.path.join(res, kind + ".rc")
     rc = open(rc).read().strip() if os.path.exists(rc) else "0"
-    out[None] = {"124": "not run (the boot hung)", "255": "not run (the boot panicked)"}.get(rc, "not run")
-    running = None
+    ended = {"124": "hung", "255": "panicked"}.get(rc)
+    out, running = {}, None
     for ln in lines:
         ln = TS.sub("", ln).strip()
-        m = START.match(ln)
-        if m:
-            running = ("kvm:" if m.group(1).startswith("selftests") else "kut:") + m.group(2)
-            continue
-        m = TAP.match(ln)
+        m = START.match(ln) or TAP.match(ln)
         if not m:
             continue
+        start = m.re is START
+        name = "kvm:" if m.group(1 if start else 2).startswith("selftests") else "kut:"
+        if start:
+            running = name + m.group(2)
+            continue
         running = None
-        name = ("kvm:" if m.group(2).startswith("selftests") else "kut:") + m.group(3)
+        name += m.group(3)
         if m.group(1) == "not ok":
             out[name] = "FAIL: " + why.get(name, m.group(4) or "")
         elif m.group(4) and m.group(4).startswith("SKIP"):
             out[name] = m.group(4) if len(m.group(4)) <= 72 else m.group(4)[:71] + "…"
         else:
             out[name] = "ok"
-    if running and rc in ("124", "255"):
-        out[running] = "FAIL: " + out[None].replace("not run (", "").rstrip(")") + " in this test"
-    return out
+    if running and ended:
+        out[running] = "FAIL: the boot %s in this test" % ended
+    return out, ("not run (the boot %s)" % ended if ended else "not run")
 
 
 def site_of(line):
@@ -112,7 +113,7 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: splat-compare.py RESULTS PROFILE")
     res, profile = sys.argv[1], sys.argv[2]
-    rows, firsts, sites, tests = {}, {}, {}, {}
+    rows, firsts, sites, tests, missing = {}, {}, {}, {}, {}
     for kind in KERNELS:
         path = os.path.join(res, kind, "console.log")
         lines = open(path, errors="replace").read().splitlines() if os.path.exists(path) else []
@@ -120,7 +121,7 @@ def main():
             sys.stderr.write("E: splat-compare: %s: no 'kcsan: enabled early' line: KCSAN was "
                              "not running, its reports would mean nothing\n" % path)
             sys.exit(3)
-        tests[kind] = tests_of(res, kind, lines)
+        tests[kind], missing[kind] = tests_of(res, kind, lines)
         splats = [TS.sub("", ln) for ln in lines if SPLAT.search(ln)]
         counts = {k: 0 for k, _ in KINDS}
         counts["other"] = 0
@@ -149,7 +150,7 @@ def main():
                                             if kvm[s] and new[s])
     else:
         gate = p["total"]
-    all_tests = sorted((set(tests["stock"]) | set(tests["patched"])) - {None})
+    all_tests = sorted(set(tests["stock"]) | set(tests["patched"]))
     bad_tests = [t for t in all_tests if not tests["patched"].get(t, "FAIL").startswith(("ok", "SKIP"))]
     if profile == "default":
         gate += len(bad_tests)
@@ -168,7 +169,7 @@ def main():
                     % (profile, len(all_tests), len(bad_tests)))
             f.write("| test | stock | patched |\n| --- | --- | --- |\n")
             for t in all_tests:
-                f.write("| %s | %s | %s |\n" % (t, *(tests[k].get(t, tests[k][None]).replace("|", "\\|")
+                f.write("| %s | %s | %s |\n" % (t, *(tests[k].get(t, missing[k]).replace("|", "\\|")
                                                      for k in KERNELS)))
             f.write("\n")
         f.write("Splat lines in the console, profile %s, same plan for both kernels:\n\n" % profile)
