@@ -24,6 +24,10 @@ export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS EXTRA_TESTS PLAN TIMEOUT
 
 PIPELINE := deps fetch apply check-series build selftests guest-rootfs initramfs boot
 CHECK := deps fetch apply check-series litmus model harness allocator-gate build selftests guest-rootfs kvm-unit-tests initramfs boot variants workbench-selftest
+# Checks that need no guest: make check runs them in a second lane while
+# the guest boots (scripts/run.sh, STAGES_ALONGSIDE); `make check
+# CHECK_ALONGSIDE=` runs every stage in CHECK's order.
+CHECK_ALONGSIDE ?= check-series litmus model harness allocator-gate workbench-selftest
 # Guest stages that only make check adds to the main boot (not to the
 # variant boots); `make check CHECK_GUEST_STAGES=` leaves them out.
 CHECK_GUEST_STAGES ?= kvm-unit-tests
@@ -36,7 +40,8 @@ all:
 	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
 
 check:
-	@MAKE_TARGET=check STAGES_HOST="$(CHECK)" STAGES_EXTRA="$(CHECK_GUEST_STAGES)" scripts/run.sh
+	@MAKE_TARGET=check STAGES_HOST="$(CHECK)" STAGES_ALONGSIDE="$(CHECK_ALONGSIDE)" \
+		STAGES_EXTRA="$(CHECK_GUEST_STAGES)" scripts/run.sh
 
 help:
 	@sed -n '/^# arm64/,/^$$/p' Makefile | sed 's/^# \{0,1\}//'

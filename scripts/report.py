@@ -378,6 +378,10 @@ def main():
                                 else "FAIL", "duration": s.seconds,
                                 "pass": s.npass, "fail": s.nfail, "skip": s.nskip}
                        for s in stages},
+            # run.sh: seconds from the first stage to the last, and the
+            # stages of its second lane (they overlap the others' durations)
+            "wall_seconds": int(read(os.path.join(results, "wall-seconds")).strip() or 0) or None,
+            "alongside": read(os.path.join(results, "alongside.list")).split(),
             "hackbench_l2_seconds": times,
             "console_splats": len(splats),
             "retried_boots": dict(retried),
@@ -397,11 +401,18 @@ def main():
               info["results"]["status"], npass, nfail, nskip, exit_code,
               info["results"]["exit_meaning"]), "",
           "## Stages", "", "```"]
+    lane = info["results"]["alongside"]
     for s in stages:
-        md.append("I: %s: %s in %s (pass %d, fail %d, skip %d)" % (
+        md.append("I: %s: %s in %s (pass %d, fail %d, skip %d)%s" % (
             s.name, "PASS" if s.status == "PASS" and not s.nfail else "FAIL",
-            fmt_dur(s.seconds), s.npass, s.nfail, s.nskip))
+            fmt_dur(s.seconds), s.npass, s.nfail, s.nskip,
+            ", alongside" if s.name in lane else ""))
     md.append("```")
+    if info["results"]["wall_seconds"]:
+        md += ["", "Wall clock, first stage to last: %s%s." % (
+            fmt_dur(info["results"]["wall_seconds"]),
+            "; the stages marked alongside ran in a second lane beside the boots"
+            if lane else "")]
     fails = [(s.name, n, d) for s in stages for n, d in s.failures]
     if fails:
         md += ["", "## Failures", ""]

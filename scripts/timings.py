@@ -7,8 +7,9 @@ Reads RESULTS_DIR/results.json (written by scripts/report.py) and replaces
 the lines between "<!-- timings:begin -->" and "<!-- timings:end -->" in
 README with one markdown table: each host stage with its duration, status
 and test counts; under "boot" its guest stages, under "variants" one row
-per variant boot (its guest stages summed); and the total of the host
-stages. The line above the table says
+per variant boot (its guest stages summed), "∥" marking the stages that
+ran beside the boots; and the run's wall clock (the sum of the host stages
+for a run without one). The line above the table says
 what the run was: which target's stages it ran (from the Makefile's
 PIPELINE and CHECK), the series' patch count and sha256, the QEMU and
 the kernel profile. The workbench records neither a commit of this repository nor
@@ -111,9 +112,10 @@ def table(results_dir):
     guest_rows = [("↳ " + g, stages[g]) for g in main_guest]
     variant_rows = [("↳ %s: its guest stages" % v, st) for v, st in per_variant.items()]
 
+    lane = res.get("alongside") or []
     rows = []
     for n in host:
-        rows.append(row(n, stages[n]))
+        rows.append(row(n + (" ∥" if n in lane else ""), stages[n]))
         if n == "boot":
             rows += [row(*r) for r in guest_rows]
             guest_rows = []
@@ -122,7 +124,9 @@ def table(results_dir):
             variant_rows = []
     rows += [row(*r) for r in guest_rows + variant_rows]
 
-    total = sum(stages[n].get("duration") or 0 for n in host)
+    # The wall clock of the run when run.sh recorded it: the stages of its
+    # second lane overlap the others, so their sum is more.
+    total = res.get("wall_seconds") or sum(stages[n].get("duration") or 0 for n in host)
     tot = res.get("totals", {})
     qemu = build.get("qemu") or "?"
     qm = re.search(r"version (\S+)", qemu)
@@ -133,13 +137,13 @@ def table(results_dir):
             (build.get("series_sha256") or "?")[:16], qm.group(1) if qm else qemu,
             res.get("exit_code", "?"), res.get("exit_meaning", "?")),
         "",
-        "| stage (↳: in the boot above) | time | status | pass/fail/skip |",
+        "| stage (↳: in the boot above; ∥: alongside) | time | status | pass/fail/skip |",
         "| --- | --- | --- | --- |",
     ]
     lines += rows
-    lines.append("| **total** (host stages) | **%s** | **%s** | **%d/%d/%d** |" % (
-        fmt(total), res.get("status", "?"), tot.get("pass", 0), tot.get("fail", 0),
-        tot.get("skip", 0)))
+    lines.append("| **total** (%s) | **%s** | **%s** | **%d/%d/%d** |" % (
+        "wall clock" if res.get("wall_seconds") else "host stages", fmt(total),
+        res.get("status", "?"), tot.get("pass", 0), tot.get("fail", 0), tot.get("skip", 0)))
     # Plain `make` runs PIPELINE's stages, and its boot has no stage that
     # make check adds to the guest (STAGES_EXTRA: kvm-unit-tests).
     pipe = make_lists().get("PIPELINE") or []
@@ -147,8 +151,8 @@ def table(results_dir):
         t = sum(stages[n].get("duration") or 0 for n in pipe if n in stages)
         t -= sum(stages[g].get("duration") or 0 for g in main_guest
                  if g.endswith("kvm-unit-tests"))
-        lines += ["", "Plain `make` (the Makefile's PIPELINE; no kvm-unit-tests in "
-                  "the boot): about %s here." % fmt(t)]
+        lines += ["", "Plain `make` (no kvm-unit-tests, one lane): about %s here."
+                  % fmt(t)]
     return lines
 
 

@@ -2,7 +2,7 @@
 # Stage "workbench-selftest": the workbench must fail loudly, with the
 # documented exit code and message, when something is wrong. Each case
 # injects one fault and checks both. Needs a built Image, selftests and
-# guest rootfs (it runs after "boot" in make check).
+# guest rootfs (make check runs it beside the boots).
 stage=workbench-faults
 . "$(dirname "$0")/lib.sh"
 
@@ -33,7 +33,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..33"
+echo "1..37"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -408,6 +408,116 @@ retries() {
 	return $rc
 }
 expect boot-retries-el2-loop 0 "stuck in KVM's EL2 exception loop while running kvm:demand_paging_test .*booting once more" retries
+
+# run.sh's second lane (make check's STAGES_ALONGSIDE), with fake stages
+# in a copy of the workbench's run.sh, lib.sh and report.py.
+# 1. Main lane p1 w q, lane x y from w on: x must start after p1 has
+#    ended and before w has; its failure (2) shows with its log's last
+#    lines, but the exit code is w's (124), the first failure in the list's
+#    order; run.sh waits for y, which ends after q; stages.tsv keeps the
+#    list's order; results.json names the lane and the wall clock.
+# 2. The producer "build" fails: x, listed before it, still runs; z,
+#    after it, does not.
+# 3. Ctrl-C (SIGINT to the process group), then SIGTERM to run.sh alone,
+#    during the main lane's stage: run.sh dies of the signal, and the lane
+#    stops with it: its stage with its children, and the lane itself,
+#    which would go on to its next stage (a background job of a script
+#    ignores SIGINT).
+lane() {
+	local d=$tmp/lane rc i
+	mkdir -p "$d/scripts"
+	cp "$TOP/scripts/run.sh" "$TOP/scripts/lib.sh" "$TOP/scripts/report.py" "$d/scripts/"
+	stamp() { echo "date +%s.%N >$d/$1"; }
+	printf '#!/bin/sh\nsleep 1; %s\n' "$(stamp p1.end)" >"$d/scripts/p1.sh"
+	printf '#!/bin/sh\nsleep 3; %s; exit 124\n' "$(stamp w.end)" >"$d/scripts/w.sh"
+	printf '#!/bin/sh\n%s\n' "$(stamp q.end)" >"$d/scripts/q.sh"
+	printf '#!/bin/sh\n%s; echo "E: x: injected failure"; exit 2\n' "$(stamp x.start)" >"$d/scripts/x.sh"
+	printf '#!/bin/sh\nsleep 5; %s\n' "$(stamp y.end)" >"$d/scripts/y.sh"
+	printf '#!/bin/sh\nexit 2\n' >"$d/scripts/build.sh"
+	printf '#!/bin/sh\n%s\n' "$(stamp z.start)" >"$d/scripts/z.sh"
+	printf '#!/bin/sh\necho $$ >%s/s.pid; exec sleep 60\n' "$d" >"$d/scripts/s.sh"
+	printf '#!/bin/sh\nexec sleep 60\n' >"$d/scripts/w2.sh"
+	printf '#!/bin/sh\nsleep 3; %s\n' "$(stamp s2.start)" >"$d/scripts/s2.sh"
+	chmod +x "$d"/scripts/*.sh
+
+	env -u RESULTS RESULTS_DIR="$d/r" STAGES_HOST="p1 w x y q" STAGES_ALONGSIDE="x y" ALONGSIDE_FROM=w \
+		"$d/scripts/run.sh" >"$d/out" 2>&1
+	rc=$?
+	cat "$d/out"
+	grep -Eq '^I: run: x: FAIL in [0-9]+:[0-9]{2} \(rc=2\), alongside' "$d/out" &&
+		grep -q '^    x: E: x: injected failure$' "$d/out" ||
+		{ echo "no alongside FAIL line for x with its log's last lines"; return 99; }
+	[ "$(cut -f1,4 "$d/r/latest/stages.tsv" | tr '\t\n' ': ')" = "p1:0 w:124 x:2 y:0 q:0 " ] ||
+		{ echo "stages.tsv is not p1 w x y q with their codes"; return 99; }
+	awk -v s="$(cat "$d/x.start")" -v b="$(cat "$d/p1.end")" -v e="$(cat "$d/w.end")" \
+		'BEGIN { exit !(s >= b && s < e) }' || { echo "x did not run while w ran"; return 99; }
+	awk -v y="$(cat "$d/y.end")" -v q="$(cat "$d/q.end")" 'BEGIN { exit !(y > q) }' ||
+		{ echo "y ended before q: the lane did not outlast the main lane"; return 99; }
+	python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["results"]
+sys.exit(not (r["alongside"] == ["x", "y"] and r["wall_seconds"] >= 5))' "$d/r/latest/results.json" ||
+		{ echo "results.json: no lane x y or no wall clock of 5 s or more"; return 99; }
+	echo "x ran while w ran; the run waited for y"
+
+	env -u RESULTS RESULTS_DIR="$d/r2" STAGES_HOST="x build z" STAGES_ALONGSIDE="x z" \
+		"$d/scripts/run.sh" >"$d/out2" 2>&1
+	i=$?
+	cat "$d/out2"
+	[ "$i" = 2 ] && grep -q '^I: run: ---- x$' "$d/out2" && grep -q '^I: run: not run, as build failed: z$' "$d/out2" &&
+		[ ! -e "$d/z.start" ] || { echo "after the failed build: exit $i, x not run or z run"; return 99; }
+	echo "the failed build: x ran, z did not"
+
+	# interrupt HOW CODE: run the main lane stage w2 and the lane's s s2,
+	# then, once s runs, HOW=int: SIGINT to run.sh's process group, as
+	# Ctrl-C from a terminal does (not ignored, as a background job of this
+	# script would); HOW=term: SIGTERM to run.sh alone. run.sh must end
+	# with CODE (Popen's: minus the signal), and neither s (its sleep) may
+	# run on nor s2 start.
+	interrupt() {
+		local k
+		rm -f "$d/s.pid" "$d/s2.start"
+		k=$(env -u RESULTS RESULTS_DIR="$d/r3" STAGES_HOST="p1 s s2 w2" STAGES_ALONGSIDE="s s2" ALONGSIDE_FROM=w2 \
+			python3 -c 'import os, signal, subprocess, sys, time
+d, how = sys.argv[1], sys.argv[2]
+def child():  # its own process group, SIGINT as from a terminal
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+p = subprocess.Popen(sys.argv[3:], stdout=open(d + "/out3", "w"), stderr=subprocess.STDOUT,
+                     preexec_fn=child)
+for _ in range(50):
+    if os.path.exists(d + "/s.pid") and os.path.getsize(d + "/s.pid"):
+        break
+    time.sleep(0.2)
+if how == "int":
+    os.killpg(p.pid, signal.SIGINT)
+else:
+    os.kill(p.pid, signal.SIGTERM)
+try:
+    print(p.wait(timeout=20))
+except subprocess.TimeoutExpired:
+    os.killpg(p.pid, signal.SIGKILL)
+    print("timeout")' "$d" "$1" "$d/scripts/run.sh")
+		cat "$d/out3"
+		sleep 5
+		if [ -s "$d/s.pid" ] && kill -0 "$(cat "$d/s.pid")" 2>/dev/null; then
+			kill "$(cat "$d/s.pid")"
+			echo "after SIG$1 (run.sh exit $k) the lane's stage still runs"
+			return 99
+		fi
+		[ ! -e "$d/s2.start" ] || { echo "after SIG$1 (run.sh exit $k) the lane went on to its next stage"; return 99; }
+		[ -s "$d/s.pid" ] && [ "$k" = "$2" ] || { echo "run.sh exit $k after SIG$1, not $2 (or s never started)"; return 99; }
+	}
+	interrupt int -2 || return
+	interrupt term -15 || return
+	echo "Ctrl-C, SIGTERM: the lane stopped with run.sh"
+	return $rc
+}
+expect run-lane-alongside 124 '^Ctrl-C, SIGTERM: the lane stopped with run.sh$' lane
+# A lane that cannot work is refused before anything runs (and makes no
+# results directory: checked at the end).
+expect run-lane-refuses-producer 1 "STAGES_ALONGSIDE: build cannot run beside the other stages" \
+	env -u RESULTS RESULTS_DIR="$tmp/r" STAGES_HOST="apply build boot" STAGES_ALONGSIDE=build "$TOP/scripts/run.sh"
+expect run-lane-refuses-unknown-stage 1 "STAGES_ALONGSIDE: model is not in STAGES_HOST" \
+	env -u RESULTS RESULTS_DIR="$tmp/r" STAGES_HOST="apply build boot" STAGES_ALONGSIDE=model "$TOP/scripts/run.sh"
 
 # Bad input loses nothing: none of the refused runs made a results directory.
 n=$((n + 1))
