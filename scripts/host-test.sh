@@ -33,7 +33,7 @@ if [ -n "$cached" ] && [ "$VERDICT_CACHE" = 1 ] && [ -s "$cached" ]; then
 	rc=0
 else
 	set +e
-	nice -n 5 "$script" "$@" 2>&1 | tee "$out"
+	"$script" "$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	set -e
 	if [ -n "$cached" ] && [ "$rc" = 0 ]; then

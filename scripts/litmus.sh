@@ -19,7 +19,8 @@
 #                      its tools/memory-model/ (default build/linux)
 #   HERD_JOBS=<n>      dune jobs for the build (default: JOBS, 1 while a
 #                      kernel compile runs)
-#   LITMUS_TIMEOUT=<s> per herd7 run (default 300; a test takes seconds)
+#   LITMUS_CPU_SECONDS=<s> CPU time per herd7 run (default 60; a test
+#   takes under 10 s)
 #   LITMUS_DIR=<dir>   other tests than selftests/litmus, run with the
 #                      tree's (the checks of herd7 and of the checker
 #                      itself still run)
@@ -141,7 +142,7 @@ info "kernel tree: $TREE (${#ktests[@]} tests in Documentation/litmus-tests/asid
 # The verdict depends only on the tests (the tree's and ours), the scripts,
 # the LKMM files of the tree and herd7 (see VERDICT_KEY in host-test.sh;
 # VERDICT_CACHE=0 re-runs).
-VERDICT_KEY="$(cd "$TOP" && sha256sum selftests/litmus/* scripts/litmus.sh scripts/host-test.sh)
+VERDICT_KEY="$(cd "$TOP" && sha256sum selftests/litmus/* scripts/litmus.sh scripts/host-test.sh scripts/cpu-budget.py)
 $(cd "$KERNEL_LITMUS_DIR" && sha256sum -- *.litmus)
 ${LITMUS_DIR:+$(sha256sum "$LITMUS_DIR"/*.litmus)}
 $(cd "$MM" && sha256sum linux-kernel.* lock.cat litmus-tests/*.litmus 2>/dev/null)

@@ -45,9 +45,13 @@ EXIT_MEANING = {0: "all passed", 1: "tool or usage error", 2: "build or test fai
 
 
 def sh(cmd):
+    # A backstop only (git and version queries take well under a second),
+    # far above what a busy machine makes of them.
     try:
         return subprocess.run(cmd, shell=True, capture_output=True,
-                               text=True, timeout=20).stdout.strip()
+                               text=True, timeout=600).stdout.strip()
+    except subprocess.TimeoutExpired:
+        return "(no answer in 600 s: %s)" % cmd
     except Exception:  # noqa: BLE001 - informational only
         return ""
 

@@ -15,6 +15,14 @@ KSRC=${KSRC:-$TOP/build/linux}
 VARIANTS=${VARIANTS:-stock lib}
 ITERS=${ITERS:-100000}		# per CPU thread
 MINROLL=${MINROLL:-1000}	# a clean run must see at least this many rollovers
+# HARNESS_CPU_SECONDS: the CPU time one run may use (scripts/cpu-budget.py;
+# a run uses 0.2-3 s). A CPU-time budget, not a wall-clock one: make check
+# runs this beside a TCG guest, on machines that may be busy, where a run
+# can wait minutes for a core. A wall-clock backstop of 100 times the
+# budget ends a run that hangs without using CPU.
+HARNESS_CPU_SECONDS=${HARNESS_CPU_SECONDS:-30}
+case $HARNESS_CPU_SECONDS in '' | *[!0-9]* | 0) echo "ERROR: HARNESS_CPU_SECONDS='$HARNESS_CPU_SECONDS' is not a number of seconds"; exit 1 ;; esac
+BUDGET=${CPU_BUDGET:-$TOP/scripts/cpu-budget.py}
 CC=${CC:-gcc}
 CFLAGS="-g -Wall -Wno-unused-function -I$HERE/shim"
 T0=$(date +%s)
@@ -62,28 +70,47 @@ mutate() {
 	[ "$(diff "$W/src/$b/$f" "$W/src/$n/$f" | grep -c '^>')" -eq 1 ] ||
 		die "mutant $n: sed '$e' changed more than one line of $b/$f"
 }
+# run1 NAME OUT BINARY ARGS...: BINARY under the CPU budget, with the
+# caller's local array envs as its environment
+run1() {
+	local n=$1 o=$2; shift 2
+	env "${envs[@]}" TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+		"$BUDGET" --name "$n" "$HARNESS_CPU_SECONDS" "$@" >"$o" 2>&1
+}
+# nomb NAME OUT BINARY ARGS...: run1 without the driver's put barrier
+nomb() {
+	local envs=(NO_PUT_MB=1)
+	run1 "$@"
+}
+# why OUT: what a failed run said: the budget's TIMEOUT line, else its summary
+why() {
+	grep -m1 '^cpu-budget: TIMEOUT: ' "$1" || grep -m1 '^cpus=' "$1" ||
+		echo "no summary line; last output: $(tail -n1 "$1")"
+}
 # clean NAME binary [env...]
 clean() {
 	local n=$1 b=$2 o="$W/${1//\//-}.out"; shift 2
-	env "$@" TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" "$MINROLL" >"$o" 2>&1
-	local rc=$? s
-	s=$(grep -m1 '^cpus=' "$o")
-	if [ $rc -eq 0 ]; then echo "PASS  $n: $s"; pass=$((pass+1))
-	else echo "FAIL  $n (rc=$rc): $s"; grep -m3 -E "FAIL|WARNING|RESULT|ERROR" "$o"; fail=$((fail+1)); fi
+	local envs=("$@")
+	run1 "$n" "$o" "$W/$b" "$ITERS" "$MINROLL"
+	local rc=$?
+	if [ $rc -eq 0 ]; then echo "PASS  $n: $(grep -m1 '^cpus=' "$o")"; pass=$((pass+1))
+	else echo "FAIL  $n (rc=$rc): $(why "$o")"; grep -m3 -E "FAIL|WARNING|RESULT|ERROR" "$o"; fail=$((fail+1)); fi
 }
 # mutant NAME binary tries pattern [env...]: caught if any try fails with
 # pattern; a try that neither matches nor ends "RESULT: ok" (crash, timeout,
 # setup error) is a harness error, not a survival.
 mutant() {
 	local n=$1 b=$2 tries=$3 pat=$4 o="$W/${1//\//-}.out" i; shift 4
+	local envs
 	for i in $(seq 1 "$tries"); do
-		env "$@" KSHIM_SEED="$i" TSAN_OPTIONS="halt_on_error=1 exitcode=66" timeout 30 nice "$W/$b" "$ITERS" 0 >"$o" 2>&1
+		envs=("$@" KSHIM_SEED="$i")
+		run1 "$n" "$o" "$W/$b" "$ITERS" 0
 		if [ $? -ne 0 ] && grep -q -E "$pat" "$o"; then
 			echo "PASS  $n: caught on try $i: $(grep -m1 -E "$pat" "$o" | cut -c1-100)"
 			pass=$((pass+1)); return
 		fi
 		grep -q '^RESULT: ok' "$o" || {
-			echo "FAIL  $n: try $i neither caught nor clean:"; tail -n3 "$o"
+			echo "FAIL  $n: try $i neither caught nor clean: $(why "$o")"; tail -n3 "$o"
 			fail=$((fail+1)); return; }
 	done
 	echo "FAIL  $n: SURVIVED $tries tries: $(grep -m1 '^cpus=' "$o")"
@@ -120,9 +147,9 @@ for v in $VARIANTS; do
 		# Store->load reordering of the sched-out sentinel (README.md):
 		# without a full barrier between vcpu_put and the next vcpu_load
 		# the stock code admits a stale VMID under x86-TSO.  INFO only.
-		env NO_PUT_MB=1 timeout 20 nice "$W/stock-plain" 200000 0 >"$W/nomb.out" 2>&1 &&
+		nomb stock/no-put-barrier "$W/nomb.out" "$W/stock-plain" 200000 0 &&
 			echo "INFO  stock/no-put-barrier run: no violation this time" ||
-			echo "INFO  stock/no-put-barrier run: $(grep -m1 FAIL "$W/nomb.out" | cut -c1-100)"
+			echo "INFO  stock/no-put-barrier run: $(grep -m1 -e FAIL -e '^cpu-budget: TIMEOUT: ' "$W/nomb.out" | cut -c1-160)"
 		;;
 	lib)
 		variant lib
@@ -164,9 +191,9 @@ for v in $VARIANTS; do
 		# buffer race, rarer still on a loaded host): INFO, not a gate.
 		# It is killed for sure by the KUnit gate (kunit-mutants.txt
 		# h03) and shown by the litmus test named above.
-		env NO_PUT_MB=1 timeout 20 nice "$W/lm7" 200000 0 >"$W/nomb.out" 2>&1 &&
+		nomb lib/m7-clear-active-plain-store "$W/nomb.out" "$W/lm7" 200000 0 &&
 			echo "INFO  lib/m7-clear-active-plain-store (no put barrier): not caught this time" ||
-			echo "INFO  lib/m7-clear-active-plain-store (no put barrier): $(grep -m1 FAIL "$W/nomb.out" | cut -c1-100)"
+			echo "INFO  lib/m7-clear-active-plain-store (no put barrier): $(grep -m1 -e FAIL -e '^cpu-budget: TIMEOUT: ' "$W/nomb.out" | cut -c1-160)"
 		;;
 	*) die "unknown variant '$v' (VARIANTS: stock lib)" ;;
 	esac

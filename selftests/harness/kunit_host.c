@@ -7,9 +7,14 @@
  * kunit_check.sh builds it and runs its mutation gate.
  *
  * The KUnit API is shim/kshim_kunit.h. Each case runs in a child process
- * (fork), so that a case that crashes (a mutant, say) or loops (timeout:
- * KUNIT_CASE_TIMEOUT seconds, default 10) is reported as failed and the
- * others still run from a fresh state; a WARN_ON() during a case fails it,
+ * (fork), so that a case that crashes (a mutant, say) or hangs is reported
+ * as failed and the others still run from a fresh state. A case that loops
+ * is ended by a CPU-time budget (RLIMIT_CPU of KUNIT_CASE_CPU_SECONDS,
+ * default 10; a case uses well under 1 s), which load cannot reach as it
+ * can a wall-clock limit; one that blocks (a lock never released: the
+ * shim's spinlocks are mutexes) by a wall-clock backstop of
+ * KUNIT_CASE_WALL_SECONDS (default 120), far above what a starved case
+ * takes (the whole suite needs about 0.15 s of CPU). Either is reported with the CPU the case used. A WARN_ON() during a case fails it,
  * as a splat fails a workbench boot. Output: KTAP as the kernel's KUnit
  * executor prints it, failure messages as "# " lines before the result.
  *
@@ -24,7 +29,11 @@
  *        (fnmatch on the case name; all without one); -l lists the cases.
  * Env:   KUNIT_NCPU       possible CPUs (default 4, at most NR_CPUS)
  *        KUNIT_NO_KVM=1   is_kvm_arm_initialised() is false
- *        KUNIT_CASE_TIMEOUT seconds per case (default 10)
+ *        KUNIT_CASE_CPU_SECONDS CPU seconds per case (default 10)
+ *        KUNIT_CASE_WALL_SECONDS wall-clock backstop per case (default 120)
+ *        KUNIT_HOST_SELFTEST=1  instead of the suite, the runner's own
+ *                         cases runner_spins and runner_blocks, which hang
+ *                         (the workbench checks that the limits end them)
  * Exit:  0 every selected case passed, 1 a case failed or was skipped
  *        (skipping is not passing here), 3 usage error.
  */
@@ -33,6 +42,7 @@
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -208,6 +218,32 @@ void kshim_kunit_register(struct kunit_suite *suite)
 	suites[nr_suites++] = suite;
 }
 
+/* ---- the runner's own cases: a case that hangs, spinning or blocked ---- */
+static void runner_spins(struct kunit *test)
+{
+	volatile unsigned long n = 0;
+
+	for (;;)
+		n++;
+}
+
+static void runner_blocks(struct kunit *test)
+{
+	for (;;)
+		pause();
+}
+
+static struct kunit_case runner_cases[] = {
+	KUNIT_CASE(runner_spins),
+	KUNIT_CASE(runner_blocks),
+	{}
+};
+
+static struct kunit_suite runner_suite = {
+	.name = "kunit_host_runner",
+	.test_cases = runner_cases,
+};
+
 /* child: run one case, exit with its status (0 pass, 1 fail, 2 skip) */
 static void run_case(struct kunit_suite *suite, struct kunit_case *c,
 		     int fd)
@@ -248,7 +284,9 @@ static bool selected(const char *name, int nglob, char **globs)
 
 int main(int argc, char **argv)
 {
-	int s, pass = 0, fail = 0, skip = 0, list = 0, nglob, timeout = 10;
+	int s, pass = 0, fail = 0, skip = 0, list = 0, nglob;
+	int cpu_budget = 10, wall_backstop = 120;
+	struct rlimit rl;	/* each case's RLIMIT_CPU */
 	char **globs;
 	const char *e;
 
@@ -268,8 +306,26 @@ int main(int argc, char **argv)
 	}
 	if ((e = getenv("KUNIT_NO_KVM")) && atoi(e))
 		kshim_kvm_initialised = false;
-	if ((e = getenv("KUNIT_CASE_TIMEOUT")))
-		timeout = atoi(e);
+	if ((e = getenv("KUNIT_CASE_CPU_SECONDS")))
+		cpu_budget = atoi(e);
+	if ((e = getenv("KUNIT_CASE_WALL_SECONDS")))
+		wall_backstop = atoi(e);
+	if (cpu_budget < 1 || wall_backstop < 1) {
+		fprintf(stderr, "KUNIT_CASE_CPU_SECONDS and KUNIT_CASE_WALL_SECONDS must be whole numbers of seconds, 1 or more\n");
+		return 3;
+	}
+	/* Each case's CPU limit, never above one this runner was given. */
+	if (getrlimit(RLIMIT_CPU, &rl))
+		abort();
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= cpu_budget + 2)
+		rl.rlim_max = cpu_budget + 2;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > cpu_budget)
+		rl.rlim_cur = cpu_budget;
+	cpu_budget = rl.rlim_cur;
+	if ((e = getenv("KUNIT_HOST_SELFTEST")) && atoi(e)) {
+		suites[0] = &runner_suite;
+		nr_suites = 1;
+	}
 
 	if (list) {
 		for (s = 0; s < nr_suites; s++) {
@@ -297,6 +353,8 @@ int main(int argc, char **argv)
 		for (c = suite->test_cases; c->run_case; c++) {
 			char comment[256] = "";
 			int pfd[2], st, len;
+			struct rusage ru;
+			double used;
 			pid_t pid;
 
 			if (!selected(c->name, nglob, globs))
@@ -309,15 +367,22 @@ int main(int argc, char **argv)
 			if (pid < 0)
 				abort();
 			if (!pid) {
+				struct rlimit no_core = { 0, 0 };
+
 				close(pfd[0]);
-				alarm(timeout);
+				if (setrlimit(RLIMIT_CPU, &rl) ||
+				    setrlimit(RLIMIT_CORE, &no_core))
+					abort();
+				alarm(wall_backstop);
 				run_case(suite, c, pfd[1]);
 			}
 			close(pfd[1]);
 			len = read(pfd[0], comment, sizeof(comment) - 1);
 			comment[len > 0 ? len : 0] = 0;
 			close(pfd[0]);
-			waitpid(pid, &st, 0);
+			wait4(pid, &st, 0, &ru);
+			used = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+			       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 				printf("    ok %d %s\n", n, c->name);
 				spass++;
@@ -326,11 +391,19 @@ int main(int argc, char **argv)
 				       comment);
 				sskip++;
 			} else {
-				if (WIFSIGNALED(st))
-					printf("    # %s: killed by signal %d%s\n",
-					       c->name, WTERMSIG(st),
-					       WTERMSIG(st) == SIGALRM ?
-					       " (timeout)" : "");
+				if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+					printf("    # %s: TIMEOUT: did not end in %d s of wall time (the backstop, KUNIT_CASE_WALL_SECONDS), having used %.1f s of CPU of its %d s budget: a hang that uses no CPU (blocked)\n",
+					       c->name, wall_backstop, used,
+					       cpu_budget);
+				else if (WIFSIGNALED(st) &&
+					 (WTERMSIG(st) == SIGXCPU ||
+					  (WTERMSIG(st) == SIGKILL &&
+					   used >= 0.9 * cpu_budget)))
+					printf("    # %s: TIMEOUT: used its CPU budget: %.1f s of CPU, limit %d s (KUNIT_CASE_CPU_SECONDS)\n",
+					       c->name, used, cpu_budget);
+				else if (WIFSIGNALED(st))
+					printf("    # %s: killed by signal %d\n",
+					       c->name, WTERMSIG(st));
 				printf("    not ok %d %s\n", n, c->name);
 				sfail++;
 			}

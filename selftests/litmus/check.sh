@@ -16,7 +16,9 @@
 # line "N passed, N failed". Exit: 0 all good, 1 tool problem, 2 a test
 # disagrees with its Result line.
 #   HERD7  herd7 binary (required)   MM  the tree's tools/memory-model/
-#   LITMUS_TIMEOUT  seconds per herd7 run (default 300)
+#   LITMUS_CPU_SECONDS  CPU time per herd7 run (default 60; a run takes
+#               under 10 s): scripts/cpu-budget.py, a CPU-time budget that
+#               load cannot reach, with a wall-clock backstop of 100 times it
 #   KERNEL_LITMUS_DIR  the kernel tree's tests (default:
 #               $MM/../../Documentation/litmus-tests/asid)
 #   LITMUS_DIR  the other tests (default: this directory); with
@@ -29,7 +31,9 @@ LITMUS_NESTED=${LITMUS_NESTED:-0}
 HERD7=${HERD7:-herd7}
 MM=${MM:?MM=<kernel tree>/tools/memory-model is required}
 KERNEL_LITMUS_DIR=$(realpath -m "${KERNEL_LITMUS_DIR:-$MM/../../Documentation/litmus-tests/asid}")
-LITMUS_TIMEOUT=${LITMUS_TIMEOUT:-300}
+LITMUS_CPU_SECONDS=${LITMUS_CPU_SECONDS:-60}
+case $LITMUS_CPU_SECONDS in '' | *[!0-9]* | 0) echo "LITMUS_CPU_SECONDS='$LITMUS_CPU_SECONDS' is not a number of seconds"; exit 1 ;; esac
+BUDGET=${CPU_BUDGET:-$(cd "$HERE/../.." && pwd)/scripts/cpu-budget.py}
 # Kernel tree tests that validate herd7 + LKMM: three Never, three
 # Sometimes, covering the shapes used here (R: the stock VMID bug; MP/ISA2
 # with locks: the flush count; SB).
@@ -46,7 +50,7 @@ n=0 pass=0 fail=0 toolerr=0
 # Prints TAP line number N; returns 0 if they agree, 1 if not, 2 on a tool
 # or test-file error (no Result line, herd7 failed, no Observation).
 check1() {
-	local f=$1 name=$2 n=$3 arch model want out rc got states t t0
+	local f=$1 name=$2 n=$3 arch model want out rc got states t t0 rep
 	out=$W/herd-$n.out
 	want=$(sed -n 's/^[[:space:](*]*Result:[[:space:]]*\([A-Za-z]*\).*/\1/p' "$f" | head -n1)
 	arch=$(awk 'NF { print $1; exit }' "$f")
@@ -60,17 +64,19 @@ check1() {
 	*) echo "not ok $n $name # model=$model: no 'Result: Never|Sometimes|Always' line"; return 2 ;;
 	esac
 	t0=$(date +%s.%N)
-	timeout "$LITMUS_TIMEOUT" "$HERD7" "$@" "$f" >"$out" 2>&1
+	"$BUDGET" --name "herd7 $name" "$LITMUS_CPU_SECONDS" "$HERD7" "$@" "$f" >"$out" 2>&1
 	rc=$?
 	t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 	got=$(awk '$1 == "Observation" { print $3; exit }' "$out")
 	states=$(awk '$1 == "States" { print $2; exit }' "$out")
 	if [ $rc -ne 0 ] || [ -z "$got" ]; then
-		echo "not ok $n $name # model=$model expected=$want: herd7 rc=$rc, $( [ $rc = 124 ] && echo "timeout after ${LITMUS_TIMEOUT}s" || grep -m1 -v '^$' "$out" | cut -c1-160)"
+		echo "not ok $n $name # model=$model expected=$want: herd7 rc=$rc, $(grep -m1 '^cpu-budget: TIMEOUT: ' "$out" || grep -m1 -v '^$' "$out" | cut -c1-160)"
 		return 2
 	fi
+	# what the runner measured, with CPU_BUDGET_REPORT=1
+	rep=$(sed -n 's/^cpu-budget: [^:]*: //p' "$out" | head -n1)
 	if [ "$got" = "$want" ]; then
-		echo "ok $n $name # model=$model expected=$want got=$got states=$states time=${t}s"
+		echo "ok $n $name # model=$model expected=$want got=$got states=$states time=${t}s${rep:+ (herd7: $rep)}"
 		return 0
 	fi
 	echo "not ok $n $name # model=$model expected=$want got=$got states=$states time=${t}s"
