@@ -10,7 +10,12 @@
 #       in a second lane, one after another under nice 10, while the main
 #       lane runs its stages from ALONGSIDE_FROM (default boot) on: a TCG
 #       guest keeps about 1.5 of 2 cores busy, and these checks use the
-#       rest. Their output goes to their logs (a failure's last lines to
+#       rest. When the main lane ends, the lane goes on at run.sh's own
+#       priority (its running stage reniced where run.sh may: as root), so that on a
+#       machine busy with other work it is not left with the scraps; its
+#       checks guard against hangs with CPU-time budgets
+#       (scripts/cpu-budget.py), which starvation cannot reach.
+#       Their output goes to their logs (a failure's last lines to
 #       stderr); run.sh waits for them before the report. With no
 #       ALONGSIDE_FROM in STAGES_HOST they run after the main lane. When a
 #       producer fails, those listed before it run then, in the main lane;
@@ -63,18 +68,19 @@ mkdir -p "$RESULTS/logs"
 ln -sfn "$(basename "$RESULTS")" "$RESULTS_DIR/latest"
 export RESULTS
 : >"$RESULTS/stages.tsv"
-rm -f "$RESULTS/stages-alongside.tsv" "$RESULTS/alongside.list" "$RESULTS/wall-seconds"
+rm -f "$RESULTS/stages-alongside.tsv" "$RESULTS/alongside.list" "$RESULTS/wall-seconds" "$RESULTS/.main-lane-done"
 info "results in $RESULTS"
 
 # run_stage NAME TSV [quiet]: run scripts/NAME.sh, its output to the
-# terminal and its log (quiet: the log only, under nice 10), one line to
-# TSV; returns its rc.
+# terminal and its log (quiet: the log only, under nice 10 while the main
+# lane runs, at run.sh's priority after), one line to TSV; returns its rc.
 run_stage() {
-	local s=$1 tsv=$2 quiet=${3:-} log=$RESULTS/logs/stage-$1.log t0 dt rc st
+	local s=$1 tsv=$2 quiet=${3:-} log=$RESULTS/logs/stage-$1.log t0 dt rc st n=10
 	t0=$(date +%s)
 	set +e
 	if [ -n "$quiet" ]; then
-		nice -n 10 "$TOP/scripts/$s.sh" >"$log" 2>&1
+		[ ! -e "$RESULTS/.main-lane-done" ] || n=0
+		nice -n "$n" "$TOP/scripts/$s.sh" >"$log" 2>&1
 		rc=$?
 	else
 		printf 'I: run: ---- %s\n' "$s"
@@ -112,7 +118,7 @@ descendants() {
 lane_pid= watch_pid=
 start_lane() {
 	[ "${#lane[@]}" != 0 ] && [ -z "$lane_pid" ] || return 0
-	info "alongside the main lane: ${lane[*]} (nice 10; output in logs/stage-<name>.log)"
+	info "alongside the main lane: ${lane[*]} (nice 10 while the main lane runs; output in logs/stage-<name>.log)"
 	printf '%s\n' "${lane[@]}" >"$RESULTS/alongside.list"
 	(
 		trap - ERR
@@ -145,6 +151,8 @@ for s in "${main[@]}"; do
 		case " $PRODUCERS " in *" $s "*) broke=$s; break ;; esac
 	fi
 done
+# From here on no stage of the main lane runs: the lane's run at run.sh's priority.
+: >"$RESULTS/.main-lane-done"
 if [ -n "$broke" ] && [ -z "$lane_pid" ]; then
 	# As without a lane: the stages listed before the failed producer
 	# run, those after it do not.
@@ -163,7 +171,22 @@ fi
 if [ -n "$lane_pid" ]; then
 	if kill -0 "$lane_pid" 2>/dev/null; then
 		cur=$(cat "$RESULTS/.lane-current" 2>/dev/null || true)
-		info "waiting for the second lane${cur:+: $cur (log $RESULTS/logs/stage-$cur.log)}"
+		# The rest of the lane at run.sh's priority: its next stages start so, and
+		# its running stage is reniced (lowering a nice value needs root).
+		# run.sh's own nice value, absolute (--priority), pid by pid (one
+		# may have ended since ps listed it); then ps says what it got.
+		own=$(nice) high=
+		for p in $(descendants "$lane_pid"); do
+			renice --priority "$own" -p "$p" >/dev/null 2>&1 || true
+			n=$(ps -o ni= -p "$p" 2>/dev/null | tr -d ' ') || continue
+			[ -z "$n" ] || [ "$n" -le "$own" ] || high=$n
+		done
+		if [ -z "$high" ]; then
+			lane_nice=", now at nice $own"
+		else
+			lane_nice=", at nice $high until ${cur:-its stage} ends (lowering a nice value needs root)"
+		fi
+		info "waiting for the second lane${cur:+: $cur (log $RESULTS/logs/stage-$cur.log)}$lane_nice"
 	fi
 	wait "$lane_pid" || true
 	kill -KILL "$watch_pid" 2>/dev/null || true
@@ -176,6 +199,7 @@ if [ -n "$lane_pid" ]; then
 		printf '%s\tFAIL\t0\t%s\n' "$s" "$E_FAIL" >>"$RESULTS/stages.tsv"
 	done
 fi
+rm -f "$RESULTS/.main-lane-done"
 # stages.tsv in STAGES_HOST's order, whichever lane ran each stage (no
 # stage is listed twice when there is a lane).
 if [ "${#lane[@]}" != 0 ]; then
