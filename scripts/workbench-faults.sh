@@ -2,12 +2,14 @@
 # Stage "workbench-selftest": the workbench must fail loudly, with the
 # documented exit code and message, when something is wrong. Each case
 # injects one fault and checks both. Needs a built Image, selftests and
-# guest rootfs (make check runs it beside the boots).
+# guest rootfs, and the kernel tree (make check runs it after the
+# variant boots, at the main lane's priority).
 stage=workbench-faults
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/wb-selftest.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+hog_pids=()
+trap '[ ${#hog_pids[@]} = 0 ] || kill "${hog_pids[@]}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 n=0
 npass=0
 nfail=0
@@ -33,7 +35,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..37"
+echo "1..43"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -95,7 +97,8 @@ deps_locked() {
 	# -o: the lock is flock's own, gone when it is killed (not its sleep's)
 	flock -o "$tmp/apt/lock" sleep "$1" </dev/null >/dev/null 2>&1 &
 	holder=$!
-	sleep 0.5
+	# until flock holds it (on a busy machine that may take a while)
+	for rc in $(seq 600); do flock -n "$tmp/apt/lock" true || break; sleep 0.1; done
 	env PATH="$tmp/apt/bin:$PATH" APT_GET="$tmp/apt/bin/apt-get" FAKE_LOCK="$tmp/apt/lock" \
 		APT_LOCKS="$tmp/apt/no-such-lock $tmp/apt/lock" APT_LOCK_TIMEOUT="$2" CACHE_DIR="$tmp/apt/cache" \
 		"$TOP/scripts/deps.sh"
@@ -110,7 +113,7 @@ expect deps-apt-lock-timeout 1 "^E: deps: gave up after 3s waiting for $tmp/apt/
 	deps_locked 30 3
 deps_freed() {
 	local rc=0
-	deps_locked 3 60 || rc=$?
+	deps_locked 8 60 || rc=$?
 	grep -Eq '^I: deps: apt/dpkg locks free after [0-9]+s' "$tmp/out" || { echo "no 'locks free' line"; return 99; }
 	return $rc
 }
@@ -133,7 +136,7 @@ echo "wb_fake_test: started"
 i=0
 until grep -q '^# wb_fake_test: started$' "$FAKE_CONSOLE"; do
 	i=$((i + 1))
-	[ $i -le 20 ] || { echo "wb_fake_test: first line not on the console after 10 s"; exit 1; }
+	[ $i -le 240 ] || { echo "wb_fake_test: first line not on the console after 120 s"; exit 1; }
 	sleep 0.5
 done
 echo "wb_fake_test: first line seen on the console while running"
@@ -340,10 +343,10 @@ expect guest-stalls 124 "guest hung: no console output for 15s before the guest 
 # The EL2-loop detector behind boot.sh's retry, against a fake monitor:
 # it must name the looping vCPU (exit 4) and leave a normal guest alone.
 map=$(dirname "$IMAGE")/../../../System.map
-# listening: wait (up to 10 s) for the fake monitor's socket.
+# listening: wait (up to 120 s, for a busy machine) for the fake monitor's socket.
 listening() {
 	local i
-	for i in $(seq 50); do [ -S "$1" ] && return 0; sleep 0.2; done
+	for i in $(seq 600); do [ -S "$1" ] && return 0; sleep 0.2; done
 	return 1
 }
 el2_loop() {
@@ -483,7 +486,7 @@ def child():  # its own process group, SIGINT as from a terminal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 p = subprocess.Popen(sys.argv[3:], stdout=open(d + "/out3", "w"), stderr=subprocess.STDOUT,
                      preexec_fn=child)
-for _ in range(50):
+for _ in range(600):
     if os.path.exists(d + "/s.pid") and os.path.getsize(d + "/s.pid"):
         break
     time.sleep(0.2)
@@ -492,7 +495,7 @@ if how == "int":
 else:
     os.kill(p.pid, signal.SIGTERM)
 try:
-    print(p.wait(timeout=20))
+    print(p.wait(timeout=120))
 except subprocess.TimeoutExpired:
     os.killpg(p.pid, signal.SIGKILL)
     print("timeout")' "$d" "$1" "$d/scripts/run.sh")
@@ -518,6 +521,159 @@ expect run-lane-refuses-producer 1 "STAGES_ALONGSIDE: build cannot run beside th
 	env -u RESULTS RESULTS_DIR="$tmp/r" STAGES_HOST="apply build boot" STAGES_ALONGSIDE=build "$TOP/scripts/run.sh"
 expect run-lane-refuses-unknown-stage 1 "STAGES_ALONGSIDE: model is not in STAGES_HOST" \
 	env -u RESULTS RESULTS_DIR="$tmp/r" STAGES_HOST="apply build boot" STAGES_ALONGSIDE=model "$TOP/scripts/run.sh"
+
+# 5. The host checks' guard against a hang (scripts/cpu-budget.py, and
+# kunit_host.c's own per case): a CPU-time budget, which a busy machine
+# cannot reach as it reaches a wall-clock limit, and a wall-clock backstop
+# far above it for a hang that uses no CPU.
+budget=$TOP/scripts/cpu-budget.py
+ksrc=$(realpath -m "${TREE:-$TOP/build/linux}")
+mkdir -p "$tmp/lit" "$tmp/lit1"
+# the two lightest AArch64 tests (about 0.1 s of CPU each)
+cp "$TOP/selftests/litmus/asid-fastpath-vs-rollover+lse.litmus" \
+	"$TOP/selftests/litmus/asid-fastpath-vs-rollover+str+lse.litmus" "$tmp/lit/"
+cp "$TOP/selftests/litmus/asid-fastpath-vs-rollover+lse.litmus" "$tmp/lit1/"
+# herd7 as scripts/litmus.sh finds it ($HERD7, PATH, its cached build).
+herd=${HERD7:-$(command -v herd7 || true)}
+if [ -z "$herd" ] && [ -x "$CACHE_DIR/herdtools7-7.57/bin/herd7" ]; then
+	herd=$CACHE_DIR/herdtools7-7.57/bin/herd7
+	export HERDLIB=$CACHE_DIR/herdtools7-7.57/share/herdtools7/herd
+fi
+kunit_host=$tmp/kunit_host
+# (a failed build leaves no runner: the cases below that use it fail)
+env KSRC="$ksrc" KUNIT_HOST_OUT="$kunit_host" "$TOP/selftests/harness/kunit_check.sh" >"$tmp/kh.build" 2>&1 ||
+	echo "# cannot build the allocator's KUnit runner from $ksrc: $(tail -n 1 "$tmp/kh.build")"
+# The checks run at nice 19 below the hog: a gap of at least 14 levels
+# (about 70 times less CPU) needs this script at nice 5 or less.
+hog_start() {	# a busy loop per core at this script's priority (make check: 0), 10 min at most
+	local i
+	for i in $(seq "$(getconf _NPROCESSORS_ONLN)"); do
+		sh -c 'ulimit -t 600; while :; do :; done' &
+		hog_pids+=($!)
+	done
+	# Let the scheduler spread them over the cores first: a task started
+	# at once can find a core still free for its first few hundred ms.
+	sleep 2
+}
+hog_stop() {
+	kill "${hog_pids[@]}" 2>/dev/null || true
+	wait "${hog_pids[@]}" 2>/dev/null || true
+	hog_pids=()
+}
+# starved OUT BUDGET: a run that the runner reported in OUT
+# (CPU_BUDGET_REPORT=1: "... s of wall time", from its fork to the end)
+# took longer than BUDGET seconds: the starvation that a wall-clock limit
+# of that size fails on was reached. Prints the runs; fails if none was so
+# starved.
+starved() {
+	local w
+	w=$(grep -v TIMEOUT "$1" | sed -n 's/.*[ (]\([0-9.]*\) s of wall time)\{0,1\}$/\1/p')
+	grep -v TIMEOUT "$1" | grep ' s of wall time)\{0,1\}$' | sed 's/^/  /'
+	[ -n "$w" ] || { echo "no run reported its wall time"; return 1; }
+	echo "$w" | awk -v b="$2" '$1 > b { ok = 1 } END { exit !ok }' ||
+		{ echo "no run took more than its $2 s budget: the hog did not starve them, so this proves nothing"; return 1; }
+}
+# under_hog BUDGET: under the hog, at nice 19 (below the lane's 10), one
+# of the lane's checks with a small budget, BUDGET the runner:
+# litmus/check.sh on two AArch64 tests (1 s of CPU per herd7 run; each
+# needs about 0.1 s). It must pass, and a herd7 run must have taken more
+# wall time than its CPU budget (here they take 6-10 s). (Not the KUnit
+# runner: it forks a child per case, and a task that runs for a few ms
+# after its fork gets a core before the hog does, so it is not starved.)
+under_hog() {
+	local b=$1 rc=0
+	if [ -z "$herd" ]; then
+		[ "${WORKBENCH_REQUIRE_TOOLS:-0}" = 1 ] &&
+			{ echo "no herd7 (WORKBENCH_REQUIRE_TOOLS=1): make litmus builds it"; return 98; }
+		echo "herd7 not found: nothing ran under the hog (make litmus builds it)"
+		return 0
+	fi
+	if [ "$(nice)" -gt 5 ]; then
+		echo "this runs at nice $(nice): the checks cannot run 14 nice levels below the hog (run it at nice 5 or less)"
+		return 98
+	fi
+	hog_start
+	nice -n 19 env CPU_BUDGET_REPORT=1 CPU_BUDGET_WALL_FACTOR=100 CPU_BUDGET="$b" HERD7="$herd" MM="$ksrc/tools/memory-model" LITMUS_NESTED=1 \
+		LITMUS_DIR="$tmp/lit" LITMUS_CPU_SECONDS=1 "$TOP/selftests/litmus/check.sh" >"$tmp/lit.out" 2>&1 ||
+		{ rc=$?; echo "litmus/check.sh failed under the hog (rc=$rc)"; }
+	grep -e '^not ok' -e 'passed, ' "$tmp/lit.out"
+	[ "$(grep -c '^ok ' "$tmp/lit.out")" = 2 ] || { echo "not 2 herd7 runs passed"; rc=96; }
+	grep '^ok ' "$tmp/lit.out" >"$tmp/lit.ok"
+	starved "$tmp/lit.ok" 1 || rc=97
+	hog_stop
+	[ "$rc" != 0 ] || echo "passed, starved past its budget"
+	return "$rc"
+}
+hog_re='^passed, starved past its budget$'
+[ -n "$herd" ] || hog_re='^herd7 not found: nothing ran under the hog'
+expect lane-checks-under-hog 0 "$hog_re" under_hog "$budget"
+# hang BUDGET FAKE [env...]: litmus/check.sh with a herd7 that hangs,
+# under an outer limit of its own (for a runner without a backstop).
+printf '#!/bin/sh\n[ "$1" != -version ] || { echo "herd7 that spins"; exit 0; }\nwhile :; do :; done\n' >"$tmp/herd7-spins"
+printf '#!/bin/sh\n[ "$1" != -version ] || { echo "herd7 that blocks"; exit 0; }\nexec sleep 600\n' >"$tmp/herd7-blocks"
+chmod +x "$tmp/herd7-spins" "$tmp/herd7-blocks"
+hang() {
+	local b=$1 fake=$2
+	shift 2
+	env "$@" CPU_BUDGET="$b" HERD7="$tmp/$fake" MM="$ksrc/tools/memory-model" LITMUS_NESTED=1 \
+		LITMUS_DIR="$tmp/lit1" LITMUS_CPU_SECONDS=1 timeout -k 5 300 "$TOP/selftests/litmus/check.sh"
+}
+spin_re='^not ok 1 asid-fastpath-vs-rollover\+lse # .*herd7 rc=124, cpu-budget: TIMEOUT: herd7 asid-fastpath-vs-rollover\+lse used its CPU budget: [01]\.[0-9] s of CPU, limit 1 s'
+block_re='^not ok 1 asid-fastpath-vs-rollover\+lse # .*herd7 rc=124, cpu-budget: TIMEOUT: herd7 asid-fastpath-vs-rollover\+lse did not end in 3 s of wall time \(the backstop\), having used 0\.[0-9] s of CPU of its 1 s budget'
+# A check that spins is ended by its CPU budget (the backstop: 120 s).
+expect check-spinning-hang-caught 1 "$spin_re" hang "$budget" herd7-spins CPU_BUDGET_WALL_FACTOR=120
+# A check that blocks is ended by the backstop, here 3 times its budget.
+expect check-blocked-hang-caught 1 "$block_re" hang "$budget" herd7-blocks CPU_BUDGET_WALL_FACTOR=3
+# The same two hangs in a case of the allocator's KUnit runner (its own
+# cases runner_spins and runner_blocks), caught by its own limits (each
+# under an outer limit, for a runner without them).
+expect kunit-case-spinning-caught 1 '^    # runner_spins: TIMEOUT: used its CPU budget: [01]\.[0-9] s of CPU, limit 1 s \(KUNIT_CASE_CPU_SECONDS\)$' \
+	env KUNIT_HOST_SELFTEST=1 KUNIT_CASE_CPU_SECONDS=1 KUNIT_CASE_WALL_SECONDS=300 timeout -k 5 600 "$kunit_host" runner_spins
+expect kunit-case-blocked-caught 1 '^    # runner_blocks: TIMEOUT: did not end in 3 s of wall time \(the backstop, KUNIT_CASE_WALL_SECONDS\), having used 0\.[0-9] s of CPU of its 10 s budget' \
+	env KUNIT_HOST_SELFTEST=1 KUNIT_CASE_CPU_SECONDS=10 KUNIT_CASE_WALL_SECONDS=3 timeout -k 5 60 "$kunit_host" runner_blocks
+# Each of the three cpu-budget.py cases above fails on its seeded mutant
+# of the runner, in the way that mutant must make it fail: the backstop
+# made the budget (a wall-clock limit of that size, the old
+# `timeout N`: a starved check is ended after 1 s of wall time), no
+# RLIMIT_CPU (the spinning herd7 runs to the backstop), no backstop (the
+# blocked herd7 runs until the outer limit, here 20 s).
+budget_mutants() {
+	local m e out
+	while IFS='|' read -r m e; do
+		sed "$e" "$budget" >"$tmp/$m.py"
+		chmod +x "$tmp/$m.py"
+		[ "$(diff "$budget" "$tmp/$m.py" | grep -c '^>')" = 1 ] ||
+			{ echo "mutant $m: '$e' does not change one line of $budget"; return 98; }
+	done <<'M'
+budget-wall|s/^        wall = budget \* factor$/        wall = budget/
+budget-no-cpu-limit|s/^\( *\)resource.setrlimit(resource.RLIMIT_CPU, rlim)$/\1pass/
+budget-no-backstop|s/^    signal.alarm(wall)$/    signal.alarm(0)/
+M
+	out=$tmp/mutant.out
+	if [ -n "$herd" ]; then
+		under_hog "$tmp/budget-wall.py" >"$out" 2>&1 && { cat "$out"; echo "budget-wall: lane-checks-under-hog passed"; return 1; }
+		grep -q 'cpu-budget: TIMEOUT: herd7 [^ ]* did not end in 1 s of wall time (the backstop)' "$out" ||
+			{ cat "$out"; echo "budget-wall: a starved check was not ended by a 1 s wall-clock limit"; return 1; }
+		echo "budget-wall killed: $(grep -o 'cpu-budget: TIMEOUT: [^:]* did not end in 1 s of wall time (the backstop)' "$out" | sort -u | tr '\n' ' ')"
+	else
+		echo "budget-wall: not run (no herd7; WORKBENCH_REQUIRE_TOOLS=1 requires it)"
+	fi
+	hang "$tmp/budget-no-cpu-limit.py" herd7-spins CPU_BUDGET_WALL_FACTOR=5 >"$out" 2>&1
+	grep -q 'did not end in 5 s of wall time (the backstop)' "$out" && ! grep -Eq "$spin_re" "$out" ||
+		{ cat "$out"; echo "budget-no-cpu-limit: the spinning herd7 was not left to the backstop"; return 1; }
+	echo "budget-no-cpu-limit killed: $(grep -m1 '^not ok' "$out" | sed 's/.*herd7 rc/herd7 rc/' | cut -c1-160)"
+	env CPU_BUDGET="$tmp/budget-no-backstop.py" HERD7="$tmp/herd7-blocks" MM="$ksrc/tools/memory-model" LITMUS_NESTED=1 \
+		LITMUS_DIR="$tmp/lit1" LITMUS_CPU_SECONDS=1 CPU_BUDGET_WALL_FACTOR=3 timeout -k 5 20 "$TOP/selftests/litmus/check.sh" >"$out" 2>&1
+	e=$?
+	[ "$e" = 124 ] && ! grep -Eq "$block_re" "$out" ||
+		{ cat "$out"; echo "budget-no-backstop: the blocked herd7 ended before the outer limit (exit $e)"; return 1; }
+	echo "budget-no-backstop killed: the blocked herd7 ran until the outer 20 s limit"
+	if [ -n "$herd" ]; then echo "3 of 3 mutants of the budget killed"
+	else echo "2 of 3 mutants of the budget killed; budget-wall not run (no herd7)"; fi
+}
+mut_re='^3 of 3 mutants of the budget killed$'
+[ -n "$herd" ] || mut_re='^2 of 3 mutants of the budget killed; budget-wall not run \(no herd7\)$'
+expect budget-mutants-killed 0 "$mut_re" budget_mutants
 
 # Bad input loses nothing: none of the refused runs made a results directory.
 n=$((n + 1))

@@ -17,6 +17,7 @@
 #      time; only the objects of the mutated file are rebuilt.
 # KSRC: the kernel tree (default $TOP/build/linux). MUTANTS: the list.
 # ONLY=<glob>: run only the mutants whose id matches (no clean runs).
+# KUNIT_HOST_OUT=<file>: build the suite, copy its runner there, run nothing.
 # Output: "PASS  name: ..." / "FAIL  name: ..." lines, a table
 # (mutant, killed by, time) and "N passed, N failed".
 # Exit: 0 all good, 1 setup/build/clean failure or a mutant whose sed
@@ -78,6 +79,10 @@ $CC $CFLAGS -Werror -I"$HERE/shim" -c "$HERE/kunit_host.c" -o "$W/kunit_host.o" 
 	>"$W/cc.log" 2>&1 || { cat "$W/cc.log"; die "build of kunit_host.c failed"; }
 WERROR=-Werror objs "$W/base" || { cat "$W/base/cc.log"; die "build of the suite failed (warnings are errors)"; }
 BIN=$W/base/kunit_host
+if [ -n "${KUNIT_HOST_OUT:-}" ]; then
+	cp "$BIN" "$KUNIT_HOST_OUT" || die "cannot write KUNIT_HOST_OUT=$KUNIT_HOST_OUT"
+	exit 0
+fi
 
 # failing CASES of a KTAP output file
 failing() { sed -n 's/^    not ok [0-9]* \([a-z0-9_]*\).*/\1/p' "$1" | tr '\n' ' '; }
