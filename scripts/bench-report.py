@@ -746,7 +746,7 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
     md = []
     md.append("%s `%s`: %d pair(s) (stock, %spatched%s, alternating), quick=%s, machine: %s."
               % ("Measured with" if for_doc else "Run", env.get("command", "make bench"), npairs,
-                 "stock + the restore fix (its scenario), " if env.get("stockfix_commit") else "",
+                 "stock + the restore and walk fixes (its scenario), " if env.get("stockfix_commit") else "",
                  ", patched with kvm-arm.vmid_bits=%s" % env.get("BENCH_VMID_BITS")
                  if env.get("clamped_boot") == "1" else "",
                  env.get("BENCH_QUICK", "?"), machine(env)))
@@ -849,15 +849,20 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
            "VM's round trips, for N in %s; no clamp, so no rollover."
            % (env.get("BENCH_EXIT_SECONDS", "?"), env.get("BENCH_EXIT_VMS", "?")),
            ] + ([
-           "- its_*: on the stock side the kernel is stock + \"%s\" alone (`%s`; plain "
-           "stock's restores of these layouts trip the soft-lockup detector). its_mem and "
+           "- its_*: on the stock side the kernel is stock + the series' commits \"%s\" "
+           "alone (`%s`; plain stock's restores of these layouts and its collection walks trip "
+           "the soft-lockup detector). its_collection_walk[op=mapc|baser].time_us: "
+           "`vgic_its_collection_walk -k 1000000000`, the guest-timed MMIO write of 8192 "
+           "MAPC V=1/V=0 pairs (mapc) or of GITS_BASER1.Valid=0 (baser) over 57344 events in "
+           "8192 collections; sync_queue_us the same guest's 32767 SYNC commands. its_mem and "
            "its_walk: `vgic_its_mem %s`'s own BENCH lines (slab growth per mapped event, sparse "
            "layout over 16 EventID bits and dense layout, before and after one MSI per event; "
            "walk and reset times of the whole ITS with every event mapped and cached); "
            "its_restore[devices=N,bits=B].ms: `vgic_its_save_restore -s -n N -b B` for N in %s "
            "(B = 16) and B in %s (N = %s), the time of KVM_DEV_ARM_ITS_RESTORE_TABLES, the "
            "tables then saved back and compared entry for entry."
-           % (env.get("stockfix_subject", "?"), (env.get("stockfix_commit") or "?")[:12],
+           % ("\", \"".join(env.get("stockfix_subject", "?").split(";")),
+              " ".join(r[:12] for r in (env.get("stockfix_commit") or "?").split()),
               env.get("BENCH_ITS_MEM_ARGS", "?"), env.get("BENCH_ITS_RESTORE_DEVICES", "?"),
               env.get("BENCH_ITS_RESTORE_BITS", "?"),
               env.get("BENCH_ITS_RESTORE_BITS_DEVICES", "?"))] if env.get("stockfix_commit") else []) + [

@@ -158,8 +158,8 @@ dflt BENCH_ITS_RESTORE_BITS "8 12" "8 12"
 dflt BENCH_ITS_RESTORE_BITS_DEVICES 2048 1024
 dflt BENCH_ITS_RESTORE_LARGE "8192 32768" "8192"
 dflt BENCH_ITS_TIMEOUT 1200 600
-dflt BENCH_STOCKFIX "KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore" \
-	"KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore"
+STOCKFIX_DEFAULT="KVM: arm64: vgic-its: Reschedule while scanning the ITS tables on restore;KVM: arm64: vgic-its: Walk only the ITEs of the collection at hand;KVM: arm64: vgic-its: Reschedule between ITS commands"
+dflt BENCH_STOCKFIX "$STOCKFIX_DEFAULT" "$STOCKFIX_DEFAULT"
 if [ -z "${BENCH_QEMU_EXTRA+x}" ]; then BENCH_QEMU_EXTRA=${QEMU_EXTRA:-}; fi
 export BENCH_QEMU_EXTRA
 
@@ -254,12 +254,22 @@ its=0
 [[ " $BENCH_SCENARIOS " != *" its "* ]] || its=1
 # the scenarios of the plain stock boot: "its" runs on stock + BENCH_STOCKFIX
 stock_scen=$(for s in $BENCH_SCENARIOS; do [ "$s" = its ] || echo "$s"; done | xargs | tr ' ' ',')
-stockfix_rev=
+# stockfix_revs: the commits of BENCH_STOCKFIX's ';'-separated subjects,
+# in the series' order
+stockfix_revs=
 if [ "$its" = 1 ]; then
-	stockfix_rev=$(git -C "$TREE" log --format='%H %s' "stock..$patched_rev" |
-		awk -v s="$BENCH_STOCKFIX" 'substr($0, 42) == s { print $1 }' | tail -n 1)
-	[ -n "$stockfix_rev" ] ||
-		die "$E_USAGE" "BENCH_STOCKFIX='$BENCH_STOCKFIX': no commit with this subject in stock..$BENCH_PATCHED_REV (the its scenario needs it: leave its out of BENCH_SCENARIOS)"
+	IFS=';' read -r -a fix_subjects <<<"$BENCH_STOCKFIX"
+	[ "${#fix_subjects[@]}" -gt 0 ] || die "$E_USAGE" "BENCH_STOCKFIX is empty (the its scenario needs it: leave its out of BENCH_SCENARIOS)"
+	for subj in "${fix_subjects[@]}"; do
+		rev=$(git -C "$TREE" log --format='%H %s' "stock..$patched_rev" |
+			awk -v s="$subj" 'substr($0, 42) == s { print $1 }' | tail -n 1)
+		[ -n "$rev" ] ||
+			die "$E_USAGE" "BENCH_STOCKFIX: no commit with the subject '$subj' in stock..$BENCH_PATCHED_REV (the its scenario needs it: leave its out of BENCH_SCENARIOS)"
+		stockfix_revs="$stockfix_revs $rev"
+	done
+	# shellcheck disable=SC2086
+	stockfix_revs=$(git -C "$TREE" rev-list --reverse "stock..$patched_rev" |
+		grep -F -x -f <(printf '%s\n' $stockfix_revs) | xargs)
 fi
 
 RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
@@ -329,19 +339,23 @@ if [ "$its" = 1 ]; then
 	# A worktree that already is stock + that change is left as it is,
 	# so that nothing is rebuilt.
 	stock_rev=$(git -C "$TREE" rev-parse 'stock^{commit}')
-	pid_of() { git -C "$TREE" show "$1" | git patch-id --stable | cut -d' ' -f1; }
+	pids_of() { for _r in "$@"; do git -C "$TREE" show "$_r" | git patch-id --stable | cut -d' ' -f1; done | xargs; }
+	nfix=$(echo "$stockfix_revs" | wc -w)
+	# shellcheck disable=SC2046,SC2086
 	if [ -e "$STOCKFIX_TREE/.git" ] && git -C "$STOCKFIX_TREE" rev-parse -q --git-dir >/dev/null 2>&1 &&
-		[ "$(git -C "$STOCKFIX_TREE" rev-parse -q --verify HEAD^ 2>/dev/null)" = "$stock_rev" ] &&
+		[ "$(git -C "$STOCKFIX_TREE" rev-parse -q --verify "HEAD~$nfix" 2>/dev/null)" = "$stock_rev" ] &&
 		[ -z "$(git -C "$STOCKFIX_TREE" status --porcelain --untracked-files=no)" ] &&
-		[ "$(pid_of "$(git -C "$STOCKFIX_TREE" rev-parse HEAD)")" = "$(pid_of "$stockfix_rev")" ]; then
-		info "stock+fix worktree: already stock + $(git -C "$TREE" log -1 --format=%h "$stockfix_rev")"
+		[ "$(pids_of $(git -C "$STOCKFIX_TREE" rev-list --reverse "HEAD~$nfix..HEAD"))" = "$(pids_of $stockfix_revs)" ]; then
+		info "stock+fix worktree: already stock + $(git -C "$TREE" log --no-walk --format=%h $stockfix_revs | xargs)"
 	else
 		ensure_worktree "$TREE" "$STOCKFIX_TREE" "$stock_rev"
-		GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an "$stockfix_rev") \
-			GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae "$stockfix_rev") \
-			GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad "$stockfix_rev") \
-			git -C "$STOCKFIX_TREE" cherry-pick "$stockfix_rev" >/dev/null ||
-			die "$E_FAIL" "BENCH_STOCKFIX: $stockfix_rev does not apply on stock alone (git -C $STOCKFIX_TREE cherry-pick --abort)"
+		for rev in $stockfix_revs; do
+			GIT_COMMITTER_NAME=$(git -C "$TREE" log -1 --format=%an "$rev") \
+				GIT_COMMITTER_EMAIL=$(git -C "$TREE" log -1 --format=%ae "$rev") \
+				GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%ad "$rev") \
+				git -C "$STOCKFIX_TREE" cherry-pick "$rev" >/dev/null ||
+				die "$E_FAIL" "BENCH_STOCKFIX: $rev does not apply on stock with the fixes before it (git -C $STOCKFIX_TREE cherry-pick --abort)"
+		done
 	fi
 	build_kernel stock+fix "$STOCKFIX_TREE" "$STOCKFIX_O" skip
 fi
@@ -358,7 +372,7 @@ fi
 	echo "patched_image=$PATCHED_IMAGE"
 	echo "stock_image_sha256=$(sha256sum "$STOCK_IMAGE" | cut -d' ' -f1)"
 	if [ "$its" = 1 ]; then
-		echo "stockfix_commit=$stockfix_rev"
+		echo "stockfix_commit=$stockfix_revs"
 		echo "stockfix_subject=$BENCH_STOCKFIX"
 		echo "stockfix_image=$STOCKFIX_IMAGE"
 		echo "stockfix_image_sha256=$(sha256sum "$STOCKFIX_IMAGE" | cut -d' ' -f1)"

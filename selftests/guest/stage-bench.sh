@@ -53,7 +53,10 @@
 #                  its_mem ..." (kernel memory per mapped event, sparse and
 #                  dense layouts, uncached and cached) and "BENCH its_walk
 #                  ..." lines (the operations that walk or free the whole
-#                  ITS) passed through; then vgic_its_save_restore -s -n N
+#                  ITS) passed through; vgic_its_collection_walk: "BENCH
+#                  its_collection_walk op=mapc|baser time_us=<the MMIO
+#                  write> sync_queue_us=<32767 SYNCs>"; then
+#                  vgic_its_save_restore -s -n N
 #                  for each N of BENCH_ITS_RESTORE_DEVICES (16 EventID bits)
 #                  and -n BENCH_ITS_RESTORE_BITS_DEVICES -b B for each B of
 #                  BENCH_ITS_RESTORE_BITS: "BENCH its_restore devices=N
@@ -108,6 +111,7 @@ LPI_BIN=$R/ksft/kvm/aarch64/vgic_lpi_stress
 ISO_BIN=$R/ksft/kvm/aarch64/vmid_isolation
 MEM_BIN=$R/ksft/kvm/aarch64/vgic_its_mem
 SR_BIN=$R/ksft/kvm/aarch64/vgic_its_save_restore
+WALK_BIN=$R/ksft/kvm/aarch64/vgic_its_collection_walk
 
 cmdline=" $(cat "$R/proc/cmdline") "
 want=hackbench_l1,nested_rollover,lpi,exit_cost,its
@@ -548,6 +552,30 @@ sc_its() {
 		fi
 	fi
 	tap its_mem "$why"
+
+	# "# <op>: 32767 SYNCs: <s> us; <op>: <t> us, ...", op mapc
+	# and baser; -k: no bound, this is a measurement (the check is
+	# kvm:vgic_its_collection_walk in make check)
+	why=
+	if [ ! -x "$WALK_BIN" ]; then
+		why="no $WALK_BIN"
+	else
+		echo "# its_collection_walk: command: vgic_its_collection_walk -k 1000000000"
+		its_bin_run "$T/its.out" "$WALK_BIN" -k 1000000000
+		r=$?
+		n=0
+		for op in mapc baser; do
+			l=$(sed -n "s/^# $op: [0-9]* SYNCs: \([0-9]*\) us; $op: \([0-9]*\) us, .*/\1 \2/p" "$T/its.out" | head -n 1)
+			[ -n "$l" ] || continue
+			echo "BENCH its_collection_walk op=$op time_us=${l#* } sync_queue_us=${l% *}"
+			n=$((n + 1))
+		done
+		if [ "$r" != 0 ] || [ "$n" != 2 ]; then
+			comment "$T/its.out"
+			why="exit=$r, $n of 2 operations timed"
+		fi
+	fi
+	tap its_collection_walk "$why"
 
 	why=
 	runs=
