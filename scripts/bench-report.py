@@ -850,8 +850,8 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
            % (env.get("BENCH_EXIT_SECONDS", "?"), env.get("BENCH_EXIT_VMS", "?")),
            ] + ([
            "- its_*: on the stock side the kernel is stock + the series' commits \"%s\" "
-           "alone (`%s`; plain stock's restores of these layouts and its collection walks trip "
-           "the soft-lockup detector). its_collection_walk[op=mapc|baser].time_us: "
+           "alone (`%s`; plain stock's restores of these layouts trip the soft-lockup detector, "
+           "its collection walks take seconds to minutes). its_collection_walk[op=mapc|baser].time_us: "
            "`vgic_its_collection_walk -k 1000000000`, the guest-timed MMIO write of 8192 "
            "MAPC V=1/V=0 pairs (mapc) or of GITS_BASER1.Valid=0 (baser) over 57344 events in "
            "8192 collections; sync_queue_us the same guest's 32767 SYNC commands. its_mem and "
