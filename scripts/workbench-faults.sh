@@ -177,6 +177,19 @@ split_log() {
 }
 expect report-splits-streamed-log 0 '^# to reproduce \(in the L1 guest\): wb_fake_test -x 1 \(timeout 30s\)$' split_log
 expect report-kunit-duration 0 '^I: kunit: PASS in 0:00:04 \(pass 1, fail 0, skip 0\)$' report "$tmp/rep"
+# A KUnit case that skips at boot (kunit_skip()) fails the kunit stage:
+# the workbench boots a machine that runs every case.
+mkdir -p "$tmp/rep3/logs"
+sed 's/ok 1 wb_case$/ok 1 wb_case # SKIP needs 4 possible CPUs: run with -smp 4/' \
+	"$tmp/rep/console.log" >"$tmp/rep3/console.log"
+cp "$tmp/rep/stages.tsv" "$tmp/rep3/stages.tsv"
+kunit_skip_report() {
+	report "$tmp/rep3"
+	python3 -c 'import json, sys; print("exit code", json.load(open(sys.argv[1]))["results"]["exit_code"])' \
+		"$tmp/rep3/results.json"
+}
+expect report-kunit-skip-fails 0 '^I: kunit: FAIL in 0:00:04 \(pass 0, fail 1, skip 0\)$' kunit_skip_report
+expect report-kunit-skip-exit-code 0 '^exit code 2$' kunit_skip_report
 exit_codes() {
 	report "$tmp/rep" >/dev/null
 	report "$tmp/rep2" >/dev/null
