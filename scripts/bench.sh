@@ -299,7 +299,7 @@ if [ ! -x "$GUEST_ROOTFS/usr/bin/hackbench" ]; then
 	"$TOP/scripts/guest-rootfs.sh" || die "$E_FAIL" "guest-rootfs failed"
 fi
 need_bins=
-for t in vgic_lpi_stress vmid_isolation vgic_its_mem vgic_its_save_restore; do
+for t in vgic_lpi_stress vmid_isolation vgic_its_mem vgic_its_save_restore vgic_its_collection_walk; do
 	[ -x "$KSFT_OUT/kvm/aarch64/$t" ] || need_bins="$need_bins $t"
 done
 if [ -n "$need_bins" ]; then

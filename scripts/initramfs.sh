@@ -229,7 +229,7 @@ case " $STAGES " in
 *" bench "*)
 	# The bench stage runs only these selftests.
 	mkdir -p "$root/ksft/kvm/aarch64"
-	for t in vgic_lpi_stress vmid_isolation vgic_its_mem vgic_its_save_restore; do
+	for t in vgic_lpi_stress vmid_isolation vgic_its_mem vgic_its_save_restore vgic_its_collection_walk; do
 		[ -x "$KSFT_OUT/kvm/aarch64/$t" ] || die $E_USAGE "no $KSFT_OUT/kvm/aarch64/$t: run 'make selftests' first"
 		cp -a "$KSFT_OUT/kvm/aarch64/$t" "$root/ksft/kvm/aarch64/"
 	done
