@@ -2,9 +2,9 @@
 # Stage "litmus": the memory orderings that the ASID/VMID allocator relies
 # on, as litmus tests checked with herd7 (selftests/litmus/check.sh): the
 # LKMM tests that the series adds to the kernel tree,
-# Documentation/litmus-tests/asid/*.litmus, under the tree's
+# Documentation/arch/arm64/litmus/*.litmus, under the tree's
 # tools/memory-model/; the AArch64 tests of selftests/litmus/ under
-# herd7's aarch64.cat. A tree without Documentation/litmus-tests/asid/
+# herd7's aarch64.cat. A tree without Documentation/arch/arm64/litmus/
 # tests (one without the series) fails the stage. KTAP into
 # $RESULTS/ktap/litmus.ktap.
 #
@@ -15,7 +15,7 @@
 # line and passes, unless WORKBENCH_REQUIRE_TOOLS=1 (CI), which makes it a
 # tool error (exit 1).
 #   TREE=<dir>         kernel tree with the series: its
-#                      Documentation/litmus-tests/asid/ tests are run, with
+#                      Documentation/arch/arm64/litmus/ tests are run, with
 #                      its tools/memory-model/ (default build/linux)
 #   HERD_JOBS=<n>      dune jobs for the build (default: JOBS, 1 while a
 #                      kernel compile runs)
@@ -133,11 +133,11 @@ info "herd7: $herd ($version)"
 MM=$TREE/tools/memory-model
 [ -f "$MM/linux-kernel.cfg" ] ||
 	die $E_USAGE "no $MM/linux-kernel.cfg: run 'make apply' first, or set TREE=<kernel tree>"
-KERNEL_LITMUS_DIR=$TREE/Documentation/litmus-tests/asid
+KERNEL_LITMUS_DIR=$TREE/Documentation/arch/arm64/litmus
 ktests=("$KERNEL_LITMUS_DIR"/*.litmus)
 [ -f "${ktests[0]}" ] ||
 	die $E_FAIL "no $KERNEL_LITMUS_DIR/*.litmus: $TREE lacks the series' litmus tests (TREE=<tree with the series>)"
-info "kernel tree: $TREE (${#ktests[@]} tests in Documentation/litmus-tests/asid/)"
+info "kernel tree: $TREE (${#ktests[@]} tests in Documentation/arch/arm64/litmus/)"
 
 # The verdict depends only on the tests (the tree's and ours), the scripts,
 # the LKMM files of the tree and herd7 (see VERDICT_KEY in host-test.sh;

@@ -6,7 +6,8 @@
 # asm/asid.h and asm/asid_trace.h (copies of KSRC's working tree) against
 # shim/ and the runner kunit_host.c (KTAP, a case per child process, models
 # of the TLB maintenance operations behind local_flush_tlb_all() and
-# __kvm_flush_vm_context()). Then:
+# __kvm_flush_vm_context()), with the host-only case of kunit_host_init.c
+# (allocation failures of the initialisation). Then:
 #   1. clean runs: every case passes, none is skipped, with 4 and 3
 #      possible CPUs; with 2 and 1, and without KVM, the cases that cannot
 #      run are skipped (kunit_skip()), each saying why ("needs N possible
@@ -59,20 +60,22 @@ for f in $FILES; do
 	*) cp "$KSRC/$f" "$W/base/" ;;
 	esac
 done
+# the host-only case of the initialisation's allocation failures
+cp "$HERE/kunit_host_init.c" "$W/base/" || die "no $HERE/kunit_host_init.c"
 grep -q 'kvm_arm_vmid_init_info' "$W/base/vmid.c" ||
 	die "$KSRC/arch/arm64/kvm/vmid.c has no kvm_arm_vmid_init_info(): not the series' allocator"
 
 # objs DIR: build DIR's objects that are missing or older than a source
 objs() {
 	local d=$1 s o
-	for s in asid_kunit asid context vmid; do
+	for s in asid_kunit kunit_host_init asid context vmid; do
 		o=$d/$s.o
 		[ -f "$o" ] && [ "$o" -nt "$d/$s.c" ] && [ "$o" -nt "$d/asm/asid.h" ] && continue
 		# shellcheck disable=SC2086
 		(cd "$d" && $CC $CFLAGS ${WERROR:-} -I. -I"$HERE/shim" -c "$s.c" -o "$s.o") \
 			>>"$d/cc.log" 2>&1 || return 1
 	done
-	$CC -o "$d/kunit_host" "$W/kunit_host.o" "$d"/asid_kunit.o "$d"/asid.o \
+	$CC -o "$d/kunit_host" "$W/kunit_host.o" "$d"/asid_kunit.o "$d"/kunit_host_init.o "$d"/asid.o \
 		"$d"/context.o "$d"/vmid.o >>"$d/cc.log" 2>&1
 }
 # shellcheck disable=SC2086
@@ -112,6 +115,30 @@ cannot() {
 	else ok "$n" "$ns cases skipped, each saying '$pat'"; fi
 }
 if [ -z "$ONLY" ]; then
+	# the suite under ASan+UBSan: an out-of-bounds access of the allocator
+	# fails it even where the plain build happens to survive
+	mkdir -p "$W/asan"
+	cp "$W/base"/*.c "$W/asan/" && cp -r "$W/base/asm" "$W/asan/"
+	SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+	ok_build=1
+	for s in kunit_host asid_kunit kunit_host_init asid context vmid; do
+		src=$W/asan/$s.c; [ $s = kunit_host ] && src=$HERE/kunit_host.c
+		# shellcheck disable=SC2086
+		(cd "$W/asan" && $CC $CFLAGS $SAN -I. -I"$HERE/shim" -c "$src" -o "$s.o") \
+			>>"$W/asan/cc.log" 2>&1 || ok_build=0
+	done
+	# shellcheck disable=SC2086
+	[ $ok_build = 1 ] && $CC $SAN -o "$W/asan/kunit_host" "$W/asan"/*.o >>"$W/asan/cc.log" 2>&1 || ok_build=0
+	if [ $ok_build = 1 ]; then
+		BIN_ASAN=$W/asan/kunit_host
+		o=$W/clean-asan.out
+		ASAN_OPTIONS=detect_leaks=0 KUNIT_NCPU=4 "$BIN_ASAN" >"$o" 2>"$o.err"
+		rc=$?
+		if [ $rc -eq 0 ] && ! grep -q '# SKIP' "$o"; then ok "suite/asan-ubsan" "$(grep -m1 '^# Totals' "$o")"
+		else ko "suite/asan-ubsan" "rc=$rc; failing: $(failing "$o") $(grep -m1 -E 'ERROR: AddressSanitizer|runtime error' "$o.err" "$o" | head -1)"; fi
+	else
+		ko "suite/asan-ubsan" "build failed: $(grep -m1 error "$W/asan/cc.log")"
+	fi
 	clean "suite/4-cpus" 4
 	clean "suite/3-cpus" 3
 	cannot "suite/2-cpus-skips" "needs 3 possible CPUs: run with -smp 3" KUNIT_NCPU=2

@@ -306,6 +306,14 @@ int main(int argc, char **argv)
 	}
 	if ((e = getenv("KUNIT_NO_KVM")) && atoi(e))
 		kshim_kvm_initialised = false;
+	/*
+	 * The live VMID allocator, as KVM's initialisation sets it up; if
+	 * that fails, so does KVM's: the cases that need KVM skip.
+	 */
+	if (kshim_kvm_initialised && kvm_arm_vmid_alloc_init()) {
+		fprintf(stderr, "kvm_arm_vmid_alloc_init() failed: running without KVM\n");
+		kshim_kvm_initialised = false;
+	}
 	if ((e = getenv("KUNIT_CASE_CPU_SECONDS")))
 		cpu_budget = atoi(e);
 	if ((e = getenv("KUNIT_CASE_WALL_SECONDS")))

@@ -1,14 +1,15 @@
 #!/bin/bash
 # herd7 check of the allocator's litmus tests (run by scripts/litmus.sh,
 # which finds or builds herd7): each file's "Result:" line (Never,
-# Sometimes or Always) must be what herd7 observes. The LKMM (C) tests
-# live in the kernel tree, Documentation/litmus-tests/asid/, added by the
-# series' patches; the AArch64 ones (*+lse, *+llsc) in this directory.
+# Sometimes or Always) must be what herd7 observes. The series' tests
+# live in the kernel tree, Documentation/arch/arm64/litmus/ (C tests for
+# LKMM, and AArch64 ones where the code relies on an Armv8 ordering that
+# LKMM lacks); more AArch64 ones (*+lse, *+llsc) in this directory.
 #   1. the tool: some of the kernel tree's own tools/memory-model/
 #      litmus-tests, Never and Sometimes ones, must give their Result;
-#   2. every *.litmus of the kernel tree's Documentation/litmus-tests/asid/
-#      (C tests under LKMM, linux-kernel.cfg of the tree) and of this
-#      directory (AArch64 tests under herd7's aarch64.cat); a kernel tree
+#   2. every *.litmus of the kernel tree's Documentation/arch/arm64/litmus/
+#      and of this directory (C tests under LKMM, linux-kernel.cfg of the
+#      tree; AArch64 tests under herd7's aarch64.cat); a kernel tree
 #      without any (one without the series) is a failure;
 #   3. the checker itself: copies with a wrong or no Result line must be
 #      reported as failures.
@@ -20,7 +21,7 @@
 #               under 10 s): scripts/cpu-budget.py, a CPU-time budget that
 #               load cannot reach, with a wall-clock backstop of 100 times it
 #   KERNEL_LITMUS_DIR  the kernel tree's tests (default:
-#               $MM/../../Documentation/litmus-tests/asid)
+#               $MM/../../Documentation/arch/arm64/litmus)
 #   LITMUS_DIR  the other tests (default: this directory); with
 #               LITMUS_NESTED=1 only part 2 runs, on LITMUS_DIR alone (the
 #               checker's own test uses both)
@@ -30,7 +31,7 @@ LITMUS_DIR=${LITMUS_DIR:-$HERE}
 LITMUS_NESTED=${LITMUS_NESTED:-0}
 HERD7=${HERD7:-herd7}
 MM=${MM:?MM=<kernel tree>/tools/memory-model is required}
-KERNEL_LITMUS_DIR=$(realpath -m "${KERNEL_LITMUS_DIR:-$MM/../../Documentation/litmus-tests/asid}")
+KERNEL_LITMUS_DIR=$(realpath -m "${KERNEL_LITMUS_DIR:-$MM/../../Documentation/arch/arm64/litmus}")
 LITMUS_CPU_SECONDS=${LITMUS_CPU_SECONDS:-60}
 case $LITMUS_CPU_SECONDS in '' | *[!0-9]* | 0) echo "LITMUS_CPU_SECONDS='$LITMUS_CPU_SECONDS' is not a number of seconds"; exit 1 ;; esac
 BUDGET=${CPU_BUDGET:-$(cd "$HERE/../.." && pwd)/scripts/cpu-budget.py}

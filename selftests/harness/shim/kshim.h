@@ -88,6 +88,9 @@ extern int kshim_nr_cpus;		/* possible CPUs (<= NR_CPUS) */
 	for ((cpu) = 0; (cpu) < kshim_nr_cpus; (cpu)++)
 #define preempt_disable()	do { } while (0)
 #define preempt_enable()	do { } while (0)
+/* linux/cache.h */
+#define ____cacheline_aligned_in_smp	__attribute__((__aligned__(64)))
+#define cond_resched()		do { } while (0)
 #define get_cpu()		({ preempt_disable(); smp_processor_id(); })
 #define put_cpu()		preempt_enable()
 /* work_on_cpu(): run @fn as CPU @cpu, in the calling thread */
@@ -161,7 +164,18 @@ static inline void kshim_printk(const char *lvl, const char *fmt, ...)
 	u64 (*)[NR_CPUS]: &(*(u64 (*)[NR_CPUS])(ptr))[cpu],		\
 	default: (ptr) + (cpu))
 #define this_cpu_ptr(ptr)		per_cpu_ptr(ptr, smp_processor_id())
-#define alloc_percpu(type)	((__typeof__(type) *)calloc(NR_CPUS, sizeof(type)))
+/*
+ * Allocation failure injection: with kshim_alloc_fail_nth = n > 0, the
+ * n-th allocation from then on fails (and the count drops to 0).
+ */
+extern __thread int kshim_alloc_fail_nth;
+static inline void *kshim_calloc(size_t n, size_t size)
+{
+	if (kshim_alloc_fail_nth > 0 && --kshim_alloc_fail_nth == 0)
+		return NULL;
+	return calloc(n, size);
+}
+#define alloc_percpu(type)	((__typeof__(type) *)kshim_calloc(NR_CPUS, sizeof(type)))
 #define free_percpu(p)		free((void *)(p))
 
 /* ---- atomic64 (relaxed __atomic builtins) ---- */
@@ -233,9 +247,9 @@ static inline void atomic_long_inc(atomic_long_t *v)
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 
 /* ---- slab ---- */
-#define kcalloc(n, size, gfp)	calloc((n), (size))
-#define kvcalloc(n, size, gfp)	calloc((n), (size))
-#define kzalloc(size, gfp)	calloc(1, (size))
+#define kcalloc(n, size, gfp)	kshim_calloc((n), (size))
+#define kvcalloc(n, size, gfp)	kshim_calloc((n), (size))
+#define kzalloc(size, gfp)	kshim_calloc(1, (size))
 #define kfree(p)		free((void *)(p))
 #define kvfree(p)		free((void *)(p))
 
@@ -354,7 +368,7 @@ static inline unsigned long find_next_bit(const unsigned long *addr,
 static inline unsigned long *bitmap_zalloc(unsigned int nbits, int gfp)
 {
 	(void)gfp;
-	return calloc(BITS_TO_LONGS(nbits), sizeof(unsigned long));
+	return kshim_calloc(BITS_TO_LONGS(nbits), sizeof(unsigned long));
 }
 static inline void bitmap_free(const unsigned long *p) { free((void *)p); }
 static inline void bitmap_clear(unsigned long *map, unsigned int start,

@@ -10,6 +10,7 @@
 
 __thread int kshim_cpu;
 __thread unsigned int kshim_seed;
+__thread int kshim_alloc_fail_nth;
 int kshim_nr_cpus = KSHIM_DEFAULT_CPUS;
 int kshim_yield_pct;
 int kshim_warns;

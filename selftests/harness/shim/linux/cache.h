@@ -1,0 +1,2 @@
+/* shim: all definitions live in kshim.h */
+#include "../kshim.h"
