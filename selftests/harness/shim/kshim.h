@@ -253,16 +253,39 @@ static inline void atomic_long_inc(atomic_long_t *v)
 #define kfree(p)		free((void *)(p))
 #define kvfree(p)		free((void *)(p))
 
-/* ---- raw spinlock = pthread mutex (irqsave flags ignored) ---- */
+/*
+ * ---- raw spinlock = error-checking pthread mutex (irqsave flags ignored):
+ * an unlock of a lock the thread does not hold, or a second lock by its
+ * holder, aborts, as CONFIG_DEBUG_SPINLOCK would report it ----
+ */
 typedef struct { pthread_mutex_t m; } raw_spinlock_t;
+/* static ones (stock vmid.c) are plain mutexes: no glibc initialiser without _GNU_SOURCE */
 #define DEFINE_RAW_SPINLOCK(x)	raw_spinlock_t x = { PTHREAD_MUTEX_INITIALIZER }
+static inline void kshim_lock_check(int err, const char *what)
+{
+	if (err) {
+		fprintf(stderr, "BUG: raw spinlock %s: error %d\n", what, err);
+		abort();
+	}
+}
+static inline void kshim_lock_init(raw_spinlock_t *l)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+	pthread_mutex_init(&l->m, &a);
+	pthread_mutexattr_destroy(&a);
+}
 #define raw_spin_lock_irqsave(l, f) \
-	do { (void)(f); kshim_maybe_yield(); pthread_mutex_lock(&(l)->m); } while (0)
+	do { (void)(f); kshim_maybe_yield(); \
+	     kshim_lock_check(pthread_mutex_lock(&(l)->m), "lock"); } while (0)
 #define raw_spin_unlock_irqrestore(l, f) \
-	do { (void)(f); pthread_mutex_unlock(&(l)->m); } while (0)
-#define raw_spin_lock_init(l)	pthread_mutex_init(&(l)->m, NULL)
-#define raw_spin_lock(l)	pthread_mutex_lock(&(l)->m)
-#define raw_spin_unlock(l)	pthread_mutex_unlock(&(l)->m)
+	do { (void)(f); \
+	     kshim_lock_check(pthread_mutex_unlock(&(l)->m), "unlock"); } while (0)
+#define raw_spin_lock_init(l)	kshim_lock_init(l)
+#define raw_spin_lock(l)	kshim_lock_check(pthread_mutex_lock(&(l)->m), "lock")
+#define raw_spin_unlock(l)	kshim_lock_check(pthread_mutex_unlock(&(l)->m), "unlock")
 
 /* ---- lockdep (no-op) ---- */
 struct lock_class_key { int dummy; };
