@@ -8,7 +8,8 @@
  *   - the ID map (which holds the pinned map too), the per-CPU active and
  *     reserved slots: -ENOMEM, with nothing left allocated;
  *   - the tables of the ID alias check: the instance works without the
- *     check, pinning included, and says so.
+ *     check, pinning included, and says so;
+ * and the users' setup (context.c, vmid.c) returns the fatal failures.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -75,6 +76,16 @@ static void asid_host_init_alloc_failures(struct kunit *test)
 	}
 
 	KUNIT_EXPECT_TRUE_MSG(test, done, "more than 64 allocations");
+
+	/* The users' setup returns the failure of each fatal allocation */
+	for (n = 1; n <= 3; n++) {
+		kshim_alloc_fail_nth = n;
+		KUNIT_EXPECT_EQ(test, arm64_asid_init_info(&info, 8, true),
+				-ENOMEM);
+		kshim_alloc_fail_nth = n;
+		KUNIT_EXPECT_EQ(test, kvm_arm_vmid_init_info(&info, 8), -ENOMEM);
+	}
+	kshim_alloc_fail_nth = 0;
 	/* The map, the active and the reserved slots */
 	KUNIT_EXPECT_EQ(test, fatal, 3);
 	/* The alias check's array and one table per possible CPU */
