@@ -190,6 +190,8 @@ if [ -n "$lane_pid" ]; then
 	fi
 	wait "$lane_pid" || true
 	kill -KILL "$watch_pid" 2>/dev/null || true
+	# reap it here, so that bash does not report it as "Killed"
+	wait "$watch_pid" 2>/dev/null || true
 	cat "$RESULTS/stages-alongside.tsv" >>"$RESULTS/stages.tsv" 2>/dev/null || true
 	rm -f "$RESULTS/stages-alongside.tsv"
 	# A lane stage without its row (its shell killed) is a failure.
