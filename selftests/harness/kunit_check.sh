@@ -9,7 +9,7 @@
 # __kvm_flush_vm_context()), with the host-only case of kunit_host_init.c
 # (allocation failures of the initialisation). Then:
 #   1. clean runs: every case passes, none is skipped, with 4 and 3
-#      possible CPUs; with 2 and 1, and without KVM, the cases that cannot
+#      possible CPUs, and with 4 built with ASan+UBSan; with 2 and 1, and without KVM, the cases that cannot
 #      run are skipped (kunit_skip()), each saying why ("needs N possible
 #      CPUs: run with -smp N", "needs KVM initialised at EL2"), and none
 #      fails;
