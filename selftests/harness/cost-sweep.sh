@@ -4,7 +4,7 @@
 # (stock arch/arm64/kvm/vmid.c vs the series' lib/asid.c + vmid.c) and
 # ASIDs (stock arch/arm64/mm/context.c vs the series' context.c +
 # lib/asid.c), all compiled unmodified against shim/ (-O2, no sanitizer,
-# -DKSHIM_NO_YIELD, NR_CPUS fixed, as in a kernel build, whatever the
+# -DKSHIM_NO_YIELD -DKSHIM_PLAIN_LOCKS, NR_CPUS fixed, as in a kernel build, whatever the
 # sizes) and driven single-threaded
 # by cost_sweep.c under valgrind --tool=callgrind, counting only inside the
 # switch function (kvm_arm_vmid_update, check_and_switch_context) and its
@@ -112,7 +112,7 @@ done
 # -z now: symbols bound at load, so the dynamic linker's lazy binding of
 # the first call to a libc function (memcpy, memset) is not counted inside
 # the first rollover (~700 instructions, 1 of R rollovers).
-CFLAGS="-O2 -g -Wall -Wno-unused-function -DKSHIM_NO_YIELD -DNR_CPUS=$NR_CPUS $EXTRA_CFLAGS -I$HERE/shim -Wl,-z,now"
+CFLAGS="-O2 -g -Wall -Wno-unused-function -DKSHIM_NO_YIELD -DKSHIM_PLAIN_LOCKS -DNR_CPUS=$NR_CPUS $EXTRA_CFLAGS -I$HERE/shim -Wl,-z,now"
 # build KIND VARIANT: $W/sweep-KIND-VARIANT (warnings of the kernel files are
 # theirs: logged, not fatal)
 build() {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Benchmark (not a test): deterministic instruction counts of the VMID
 # allocator, stock vmid.c vs the series' lib/asid.c + vmid.c, both compiled
-# unmodified against shim/ (-O2, no sanitizer, -DKSHIM_NO_YIELD) and run
+# unmodified against shim/ (-O2, no sanitizer, -DKSHIM_NO_YIELD -DKSHIM_PLAIN_LOCKS) and run
 # single-threaded (vmid_cost.c) under valgrind --tool=callgrind, counting
 # only inside kvm_arm_vmid_update() (inclusive of its callees).
 #   fastpath: Ir(fast 1000+F) - Ir(fast 1000), divided by F calls
@@ -26,7 +26,7 @@ CC=${CC:-gcc}
 # -z now: no lazy binding by the dynamic linker inside the counted calls
 # (differencing cancels it here, but the runs stay comparable with
 # cost-sweep.sh, where it does not)
-CFLAGS="-O2 -g -Wall -Wno-unused-function -DKSHIM_NO_YIELD -I$HERE/shim -Wl,-z,now"
+CFLAGS="-O2 -g -Wall -Wno-unused-function -DKSHIM_NO_YIELD -DKSHIM_PLAIN_LOCKS -I$HERE/shim -Wl,-z,now"
 # the shim's per-CPU arrays hold NR_CPUS (4 unless set): room for NCPU
 [ "$NCPU" -le 4 ] || CFLAGS="$CFLAGS -DNR_CPUS=$NCPU"
 
