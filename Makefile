@@ -33,7 +33,7 @@ CHECK := deps fetch apply check-series litmus model harness allocator-gate build
 CHECK_ALONGSIDE ?= check-series litmus model harness allocator-gate
 # Guest stages that only make check adds to the main boot (not to the
 # variant boots); `make check CHECK_GUEST_STAGES=` leaves them out.
-CHECK_GUEST_STAGES ?= kvm-unit-tests
+CHECK_GUEST_STAGES ?= kvm-unit-tests kselftest-prereqs
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
 	guest-rootfs kvm-unit-tests initramfs boot variants report litmus model harness allocator-gate workbench-selftest \

@@ -34,6 +34,8 @@
 #                   TIMEOUT_SCALE) and exit; needs no Image or rootfs
 #   SKIPLIST=<file> tests not to run, with reasons (default selftests/skiplist.txt;
 #                   SKIPLIST=/dev/null runs everything in the plan)
+#   LANE=<name>     which boot this is, for the skiplist's "<lane>: " entries
+#                   (default boot, the main one; variants.sh: the variant's name)
 #   KSELFTEST_<NAME>_ARGS  replace a plan entry's arguments (EXTRA_TESTS' too)
 #   TIMEOUT_SCALE=N multiply the plan's per-test timeouts and L2_TIMEOUT
 #                   (default 1; 4 with PROFILE=debug or kcsan: checked kernels
@@ -57,6 +59,8 @@ if [ "$PROFILE" = default ]; then TIMEOUT_SCALE=${TIMEOUT_SCALE:-1}; else TIMEOU
 case $TIMEOUT_SCALE in '' | *[!0-9]* | 0) die $E_USAGE "TIMEOUT_SCALE='$TIMEOUT_SCALE' is not a positive integer" ;; esac
 GUEST_ROOTFS=${GUEST_ROOTFS:-$CACHE_DIR/guest/rootfs}
 SKIPLIST=${SKIPLIST:-$TOP/selftests/skiplist.txt}
+LANE=${LANE:-boot}
+[[ $LANE =~ ^[a-z0-9-]+$ ]] || die $E_USAGE "LANE='$LANE' is not a lane name ([a-z0-9-]+)"
 L2_GUESTS=${L2_GUESTS:-2}
 L2_SMP=${L2_SMP:-2}
 L2_MEM=${L2_MEM:-256}
@@ -213,7 +217,7 @@ echo "$STAGES" >"$root/etc/workbench/stages"
 cp "$SKIPLIST" "$root/etc/workbench/skiplist.txt"
 cp "$TOP/selftests/flaky.txt" "$root/etc/workbench/flaky.txt"
 {
-	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT STREAM_SECONDS KUT_TIMEOUT KUT_MAX_SMP; do echo "$v=${!v}"; done
+	for v in L2_GUESTS L2_SMP L2_MEM L2_TIMEOUT STREAM_SECONDS KUT_TIMEOUT KUT_MAX_SMP LANE; do echo "$v=${!v}"; done
 	printf "KUT_GROUPS='%s'\n" "$KUT_GROUPS"
 	# The bench and soak stages' settings, single-quoted for the guest's sh.
 	while IFS= read -r v; do

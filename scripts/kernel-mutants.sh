@@ -68,7 +68,7 @@ for m in $want; do
 	fi
 	[ -z "$kut_tests" ] || stages="${stages:+$stages }kvm-unit-tests"
 	set -- "$@" STAGES="${stages:-kvm-check}"
-	env "${ovrs[@]}" "$@" IMAGE=$MO/arch/arm64/boot/Image \
+	env "${ovrs[@]}" "$@" LANE=kpti-rollover IMAGE=$MO/arch/arm64/boot/Image \
 		OUT="$initrd" "$TOP/scripts/initramfs.sh" >/dev/null || die $E_FAIL "initramfs for mutant $m failed"
 	console=$OUTDIR/console-mutant-$m.log
 	set +e

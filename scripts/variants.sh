@@ -66,7 +66,7 @@ for n in $want; do
 	# The main boot's extra guest stages (make check's kvm-unit-tests) are
 	# not run again in each variant.
 	# A TESTS given to make (the edit loop) replaces the variant's own.
-	env -u STAGES_EXTRA "${ovr[@]}" TESTS="${TESTS:-${tests[$n]:-}}" OUT="$initrd" "$TOP/scripts/initramfs.sh" ||
+	env -u STAGES_EXTRA "${ovr[@]}" LANE="$n" TESTS="${TESTS:-${tests[$n]:-}}" OUT="$initrd" "$TOP/scripts/initramfs.sh" ||
 		die $E_FAIL "variant $n: initramfs failed"
 	if [ -n "${RESULTS:-}" ]; then
 		echo "$n" >>"$RESULTS/variants.list"

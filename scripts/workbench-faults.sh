@@ -35,7 +35,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..43"
+echo "1..45"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -155,6 +155,24 @@ streams() {
 	return $rc
 }
 expect guest-streams-test-output 0 '^# wb_fake_test: first line seen on the console while running$' streams
+# A test that skips itself (exit 4) fails the stage: the workbench's guest
+# prepares what the plan's tests require, so a skip is a missing
+# prerequisite. A skiplist entry for this lane is the one way not to run
+# it, and an entry for another lane does not apply here.
+mkdir -p "$tmp/s/etc" "$tmp/s/ksft/aarch64" "$tmp/s/tmp"
+printf '%s\n' '#!/bin/sh' 'echo "1..0 # SKIP wb needs a frobnicator"' 'exit 4' >"$tmp/s/ksft/aarch64/wb_skip_test"
+chmod +x "$tmp/s/ksft/aarch64/wb_skip_test"
+echo "kvm:wb_skip_test 30" >"$tmp/s/etc/kvm.plan"
+: >"$tmp/s/etc/flaky.txt"
+skip_stage() { # skip_stage LANE SKIPLIST-LINE: the guest stage on the host
+	printf '%s\n' "$2" >"$tmp/s/etc/skiplist.txt"
+	env WB_ETC="$tmp/s/etc" WB_KSFT="$tmp/s/ksft" WB_TMP="$tmp/s/tmp" WB_SYSRQ=/dev/null \
+		STREAM_SECONDS=0 LANE="$1" sh "$TOP/selftests/guest/stage-kselftest-kvm.sh"
+}
+expect guest-skip-fails 1 "^not ok 1 selftests: kvm: wb_skip_test # exit=4: skipped in the workbench's configuration: wb needs a frobnicator$" \
+	skip_stage boot "other: kvm:wb_skip_test | another lane's entry"
+expect guest-skiplist-lane-entry 0 '^ok 1 selftests: kvm: wb_skip_test # SKIP not in this lane$' \
+	skip_stage boot "boot: kvm:wb_skip_test | not in this lane"
 {
 	printf '%s\n' '[    1.000000] KTAP version 1' '[    1.000100] 1..1' '[    1.100000]     KTAP version 1' \
 		'[    1.100100]     # Subtest: wb-suite' '[    1.100200]     1..1' '[    4.400000]     ok 1 wb_case' \

@@ -14,6 +14,21 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mkdir -p /dev/hugepages
 mount -t hugetlbfs hugetlbfs /dev/hugepages 2>/dev/null
+# What the series' selftests require of the machine and check for (they
+# skip, naming what is missing, rather than set it up themselves):
+# tracefs for the kvm:vgic_its_cache_* and kmem events; cgroup2 with the
+# memory controller enabled for the root's children (vgic_its_mem);
+# failslab and fail_page_alloc failing sleeping and order-0 allocations,
+# quietly, for /proc/thread-self/fail-nth (vgic_its_fail_nth). A skip in
+# the workbench's own configuration fails the stage.
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null &&
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+for kv in failslab/ignore-gfp-wait=N failslab/cache-filter=N failslab/verbose=0 \
+	fail_page_alloc/ignore-gfp-wait=N fail_page_alloc/ignore-gfp-highmem=N \
+	fail_page_alloc/min-order=0 fail_page_alloc/verbose=0; do
+	[ ! -e "/sys/kernel/debug/${kv%=*}" ] || echo "${kv#*=}" >"/sys/kernel/debug/${kv%=*}"
+done
 # Keep the console for test output: only warnings and worse from now on
 # (splats still show; KUnit has already printed its KTAP during boot).
 echo 4 >/proc/sys/kernel/printk

@@ -38,8 +38,9 @@
 #                  BENCH_LPI_CONFIGS: "BENCH lpi_v<V>d<D>e<E> lpis_per_s=<its
 #                  Rate:>" (or seconds=<wall> if it prints no rate); then,
 #                  when its -h output lists them, the churn (-c) and
-#                  miss-cost (-m) modes, whose own "BENCH lpi_churn ..." and
-#                  "BENCH lpi_miss devices=D ..." lines are passed through
+#                  miss-cost (-m) modes, whose "Churn rate: ..." and "Miss
+#                  cost, ..." lines become "BENCH lpi_churn ..." and "BENCH
+#                  lpi_miss devices=D ..." (to_bench)
 #                  (churn once per E of BENCH_LPI_CHURN_EVENTS, with -e E,
 #                  its line given "events=E", and, when -h lists -k, the
 #                  control "BENCH lpi_churn_control events=E ...": the
@@ -49,11 +50,12 @@
 #                  BENCH_LPI_WARM_ARGS (the same translations, nothing
 #                  remapped, the LPIs left pending).
 # its              the ITS's memory and whole-ITS latencies:
-#                  vgic_its_mem BENCH_ITS_MEM_ARGS (-m): its own "BENCH
-#                  its_mem ..." (kernel memory per mapped event, sparse and
-#                  dense layouts, uncached and cached) and "BENCH its_walk
-#                  ..." lines (the operations that walk or free the whole
-#                  ITS) passed through; vgic_its_collection_walk: "BENCH
+#                  vgic_its_mem BENCH_ITS_MEM_ARGS (-m): its "<layout>
+#                  layout, ..." lines become "BENCH its_mem ..." (kernel
+#                  memory per mapped event, sparse and dense layouts,
+#                  uncached and cached) and "BENCH its_walk ..." (the
+#                  operations that walk or free the whole ITS) (to_bench);
+#                  vgic_its_collection_walk: "BENCH
 #                  its_collection_walk op=mapc|baser time_us=<the MMIO
 #                  write> sync_queue_us=<32767 SYNCs>"; then
 #                  vgic_its_save_restore -s -n N
@@ -333,11 +335,35 @@ sc_nested_rollover() {
 }
 
 # ---- lpi
+# to_bench FILE: append to FILE the BENCH lines of the figures that the
+# selftests print as plain sentences (vgic_lpi_stress -c and -m,
+# vgic_its_mem -m): the tests' output is theirs, this reading of it the
+# workbench's. Returns 0.
+to_bench() {
+	_n='([0-9]+)' _f='([0-9.]+)' _s='(-?[0-9]+)'
+	_lay="^ *([a-z]+) layout, $_n devices x $_n events"
+	sed -n -E \
+		-e "s/^Churn rate: $_f MSIs\/s sent, $_f LPIs\/s taken, $_f remaps\/s\$/BENCH lpi_churn lpis_per_s=\1 taken_per_s=\2 churn_per_s=\3/p" \
+		-e "s/^Churn rate \(control\): $_f MSIs\/s sent, $_f LPIs\/s taken, $_f remaps\/s\$/BENCH lpi_churn_control lpis_per_s=\1 taken_per_s=\2 churn_per_s=\3/p" \
+		-e "s/^Miss cost, $_n devices: $_n ns per miss, $_n ns per hit \(medians of $_n samples\)\$/BENCH lpi_miss devices=\1 miss_ns=\2 hit_ns=\3 samples=\4/p" \
+		-e "s/$_lay, mapped: $_s bytes per event, $_s slab bytes, $_s charged, $_n LPIs\$/BENCH its_mem layout=\1 devices=\2 events=\3 cached=0 bytes_per_event=\4 slab_bytes=\5 charged_bytes=\6 lpis=\7/p" \
+		-e "s/$_lay, mapped: $_s bytes per event, $_s slab bytes, $_n LPIs\$/BENCH its_mem layout=\1 devices=\2 events=\3 cached=0 bytes_per_event=\4 slab_bytes=\5 lpis=\6/p" \
+		-e "s/$_lay, mapped and cached: $_s bytes per event, $_s slab bytes, $_s charged, $_n LPIs\$/BENCH its_mem layout=\1 devices=\2 events=\3 cached=1 bytes_per_event=\4 slab_bytes=\5 charged_bytes=\6 lpis=\7/p" \
+		-e "s/$_lay, mapped and cached: $_s bytes per event, $_s slab bytes, $_n LPIs\$/BENCH its_mem layout=\1 devices=\2 events=\3 cached=1 bytes_per_event=\4 slab_bytes=\5 lpis=\6/p" \
+		-e "s/$_lay: ([a-z_]+) took $_n us\$/BENCH its_walk op=\4 devices=\2 events=\3 time_us=\5 layout=\1/p" \
+		"$1" >"$1.bench"
+	cat "$1.bench" >>"$1"
+	return 0
+}
+
 lpi_run() { # lpi_run OUTFILE ARGS...: rc of vgic_lpi_stress under timeout
 	_o=$1
 	shift
 	# shellcheck disable=SC2086
 	(cd "$(dirname "$LPI_BIN")" && timeout -k 10 "$BENCH_LPI_TIMEOUT" "$LPI_BIN" "$@" >"$_o" 2>&1)
+	_rc=$?
+	to_bench "$_o"
+	return $_rc
 }
 
 # lpi_stress_run NAME TAG ARGS...: one vgic_lpi_stress run in stress
@@ -529,6 +555,9 @@ its_bin_run() {
 	_o=$1 _b=$2
 	shift 2
 	(cd "$(dirname "$_b")" && timeout -k 10 "$BENCH_ITS_TIMEOUT" "$_b" "$@" >"$_o" 2>&1)
+	_rc=$?
+	to_bench "$_o"
+	return $_rc
 }
 
 sc_its() {
