@@ -167,7 +167,7 @@ for s in $STAGES; do
 		die $E_USAGE "unknown guest stage '$s' (have: $(cd "$TOP/selftests/guest" && ls stage-*.sh | sed 's/stage-//; s/\.sh//' | tr '\n' ' '))"
 done
 case " $STAGES " in
-*" kselftest-kvm "* | *" soak "*) [ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT/kvm: run 'make selftests' first" ;;
+*" kselftest-kvm "* | *" kselftest-prereqs "* | *" soak "*) [ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT/kvm: run 'make selftests' first" ;;
 esac
 kut=
 case " $STAGES " in
@@ -226,7 +226,7 @@ cp "$TOP/selftests/flaky.txt" "$root/etc/workbench/flaky.txt"
 } >"$root/etc/workbench/env"
 
 case " $STAGES " in
-*" kselftest-kvm "* | *" soak "*)
+*" kselftest-kvm "* | *" kselftest-prereqs "* | *" soak "*)
 	cp -a "$KSFT_OUT/kvm"/. "$root/ksft/kvm/"
 	find "$root/ksft" -name '*.o' -o -name '*.d' -o -name '*.a' | xargs -r rm -f
 	;;
