@@ -16,7 +16,7 @@ tmp=${WB_TMP:-/tmp}
 n=0
 failed=
 echo "KTAP version 1"
-echo "1..7"
+echo "1..8"
 
 # expect_skip NAME WHY-REGEX TEST [ARGS]: TEST must exit 4, its output
 # matching WHY-REGEX.
@@ -31,7 +31,7 @@ expect_skip() {
 	(cd "$ksft/aarch64" && ./"$_t" "$@") >"$tmp/prereq.out" 2>&1
 	_rc=$?
 	if [ "$_rc" = 4 ] && grep -Eq "$_re" "$tmp/prereq.out"; then
-		echo "ok $n $_name # $_t: $(grep -E -m1 "$_re" "$tmp/prereq.out" | sed 's/^[# ]*//')"
+		echo "ok $n $_name # $_t skipped: $(grep -E -m1 "$_re" "$tmp/prereq.out" | sed 's/.*SKIP *//; s/^- //')"
 	else
 		echo "not ok $n $_name # $_t exit=$_rc, expected 4 and /$_re/"
 		tail -n 15 "$tmp/prereq.out" | sed 's/^/# /'
@@ -42,12 +42,14 @@ expect_skip() {
 tracefs_off() {
 	umount /sys/kernel/tracing 2>/dev/null
 	umount $dbg/tracing 2>/dev/null
+	! grep -q ' tracefs ' /proc/mounts || echo "# tracefs is still mounted: $(grep ' tracefs ' /proc/mounts)"
 }
 tracefs_on() { mount -t tracefs tracefs /sys/kernel/tracing; }
 
 # cgroup2: not mounted, then mounted without the memory controller for
 # the root's children.
 umount /sys/fs/cgroup
+! grep -q ' cgroup2 ' /proc/mounts || echo "# cgroup2 is still mounted"
 expect_skip mem-no-cgroup2 'SKIP.*cgroup2 is not mounted' vgic_its_mem
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 echo -memory >/sys/fs/cgroup/cgroup.subtree_control
@@ -65,9 +67,22 @@ expect_skip cache-no-tracefs 'SKIP.*tracefs is not mounted' vgic_its_cache
 expect_skip save-restore-no-tracefs 'SKIP.*tracefs is not mounted' vgic_its_save_restore
 # No debugfs at all (nor the tracefs below it).
 umount $dbg
+! grep -q ' debugfs ' /proc/mounts || echo "# debugfs is still mounted"
 expect_skip fail-nth-no-debugfs 'SKIP.*(needs CONFIG_FAILSLAB and debugfs)' vgic_its_fail_nth
 mount -t debugfs debugfs $dbg
 tracefs_on
+
+# Nothing left behind by the tests, in this stage or the ones before: no
+# cgroup and no trace instance of theirs.
+n=$((n + 1))
+left=$(ls -d /sys/fs/cgroup/vgic_its_* /sys/kernel/tracing/instances/vgic_its_* \
+	/sys/kernel/tracing/instances/vmid_isolation* 2>/dev/null)
+if [ -z "$left" ]; then
+	echo "ok $n nothing-left-behind"
+else
+	echo "not ok $n nothing-left-behind # $(echo $left)"
+	failed=1
+fi
 
 # Given back: what init.sh set up is there again.
 n=$((n + 1))
