@@ -5,7 +5,7 @@
 #   TREE=<dir>  source (default build/linux)
 #   O=<dir>     output (default build/kernel, build/kernel-<PROFILE>; Kbuild's O= meaning)
 #   CONFIG_DIR=<dir>  where fragments live (default configs/)
-#   CONFIGS="a b"  fragment names from CONFIG_DIR (default: base kvm test kunit faults series,
+#   CONFIGS="a b"  fragment names from CONFIG_DIR (default: base kvm test kunit faults gicv4 series,
 #               plus the profile's fragment: debug or kcsan, see PROFILE in lib.sh)
 #   JOBS, V=1, CCACHE=0 to disable ccache, CCACHE_DEPEND=0 for ccache
 #               without its depend mode
@@ -18,7 +18,7 @@ need_cmd "${CROSS_COMPILE}gcc" make bc flex bison
 TREE=$(realpath -m "${TREE:-$TOP/build/linux}")
 O=$(realpath -m "${O:-${KBUILD_OUTPUT:-$KERNEL_O}}")
 CONFIG_DIR=${CONFIG_DIR:-$TOP/configs}
-CONFIGS=${CONFIGS:-base kvm test kunit faults series $PROFILE_CONFIGS ${EXTRA_CONFIGS:-}}
+CONFIGS=${CONFIGS:-base kvm test kunit faults gicv4 series $PROFILE_CONFIGS ${EXTRA_CONFIGS:-}}
 [ -f "$TREE/Makefile" ] || die $E_USAGE "no kernel tree at $TREE: run 'make apply' first"
 
 frags=()

@@ -4,7 +4,7 @@
 #
 #  1. builds, one after the other, the stock tree (tag "stock" of
 #     build/linux, worktree build/stock-tree) into build/kernel-stock-<profile>
-#     with "base kvm test kunit faults [<profile>]" (AUDIT_MISSING=skip), and the
+#     with "base kvm test kunit faults gicv4 [<profile>]" (AUDIT_MISSING=skip), and the
 #     patched tree into build/kernel-<profile> with the same fragments plus
 #     "series" (as `make build PROFILE=<profile>` does); ccache and an
 #     existing build make either step incremental;
@@ -49,7 +49,7 @@ info "profile $PROFILE; results in $RESULTS"
 # ---- 1. kernels, one build at a time
 ensure_worktree "$TREE" "$STOCK_TREE" "$stock_rev"
 info "stock $PROFILE kernel -> $STOCK_O"
-TREE=$STOCK_TREE O=$STOCK_O CONFIGS="base kvm test kunit faults $PROFILE_CONFIGS" AUDIT_MISSING=skip \
+TREE=$STOCK_TREE O=$STOCK_O CONFIGS="base kvm test kunit faults gicv4 $PROFILE_CONFIGS" AUDIT_MISSING=skip \
 	"$TOP/scripts/build.sh" >"$RESULTS/build-stock.log" 2>&1 ||
 	{ tail -n 20 "$RESULTS/build-stock.log" >&2; die $E_FAIL "stock $PROFILE kernel build failed (log: $RESULTS/build-stock.log)"; }
 info "patched $PROFILE kernel -> $KERNEL_O"

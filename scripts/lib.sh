@@ -37,7 +37,7 @@ die() {
 	exit "$code"
 }
 # PROFILE: which kernel the stages build and boot.
-#   default  build/kernel, fragments base kvm test kunit faults series
+#   default  build/kernel, fragments base kvm test kunit faults gicv4 series
 #   debug    build/kernel-debug, + configs/debug.config (lockdep, KASAN, ...)
 #   kcsan    build/kernel-kcsan, + configs/kcsan.config (KCSAN, lockdep)
 # Each profile has its own output directory, so switching profiles does
