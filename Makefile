@@ -37,7 +37,7 @@ CHECK_GUEST_STAGES ?= kvm-unit-tests kselftest-prereqs
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
 	guest-rootfs kvm-unit-tests initramfs boot variants report litmus model harness allocator-gate workbench-selftest \
-	check-bisect kernel-mutants bench bench-report soak debug-compare clean distclean
+	check-bisect kernel-mutants gicv4 bench bench-report soak debug-compare clean distclean
 
 all:
 	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
@@ -60,7 +60,8 @@ help:
 	@echo '  kvm-unit-tests  cross-build kvm-unit-tests (KUT_SRC) into build/kvm-unit-tests, cached'
 	@echo '  initramfs     L1 initramfs with tests, L2 VMM, L2 kernel + initramfs'
 	@echo '  boot          boot L1 and run the guest stages (console: build/console.log)'
-	@echo '  variants      boot again per selftests/variants.txt (nVHE; KPTI + 4-bit ASIDs/VMIDs)'
+	@echo '  variants      boot again per selftests/variants.txt (nVHE; KPTI + 4-bit ASIDs/VMIDs; GICv4)'
+	@echo '  gicv4         the vgic_* tests on a GICv4 ITS with GICv4 on (selftests/variants-gicv4.txt; not in check)'
 	@echo '  report        rebuild results/latest/{results.ktap,results.json,SUMMARY.md}'
 	@echo '  timings       rewrite the timing table in README.md from results/latest/results.json'
 	@echo '  litmus        herd7: every ordering the allocator relies on (LKMM + Armv8)'
@@ -81,6 +82,9 @@ deps fetch export check-series litmus build selftests guest-rootfs kvm-unit-test
 
 apply tree:
 	@scripts/apply.sh
+
+gicv4:
+	@VARIANTS_FILE=selftests/variants-gicv4.txt scripts/variants.sh
 
 report:
 	@python3 scripts/report.py results/latest

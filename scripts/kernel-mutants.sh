@@ -3,7 +3,8 @@
 # in a real kernel. For each seeded bug in selftests/mutants/*.patch: apply
 # it to a worktree of build/linux at HEAD, build (O=build/kernel-mutant,
 # ccache makes it incremental), boot the "kpti-rollover" variant's kernel
-# parameters with only the expected tests (KVM selftests, kvm-unit-tests,
+# parameters and machine (or those of the lane its README line names)
+# with only the expected tests (KVM selftests, kvm-unit-tests,
 # KUnit suites), and require each to fail.
 # A mutant that the test misses ("survived") fails the target. Not part of
 # make check (one kernel build per mutant).
@@ -28,9 +29,10 @@ export KSFT_OUT
 [ -d "$KSFT_OUT/kvm" ] || die $E_USAGE "no selftests in $KSFT_OUT: run 'make selftests' first"
 
 want=${MUTANTS:-$(cd "$MDIR" && ls *.patch | sed 's/\.patch$//')}
-append=$(grep -E '^kpti-rollover *\|' "$TOP/selftests/variants.txt" | cut -d'|' -f2 | xargs)
-ovr=$(grep -E '^kpti-rollover *\|' "$TOP/selftests/variants.txt" | cut -d'|' -f5 | xargs)
-[ -n "$append" ] || die $E_USAGE "no kpti-rollover line in selftests/variants.txt"
+# lane_field <lane> <n>: field n of the lane's line of selftests/variants.txt
+lane_field() {
+	grep -E "^$1 *\|" "$TOP/selftests/variants.txt" | cut -d'|' -f"$2" | xargs
+}
 
 rm -rf "$WT"
 git -C "$TREE" worktree prune
@@ -43,8 +45,16 @@ survived=0
 for m in $want; do
 	p=$MDIR/$m.patch
 	[ -f "$p" ] || die $E_USAGE "no mutant $p"
-	expect=$(grep -E "^$m\.patch +expect:" "$MDIR/README" | sed 's/.*expect: *//')
-	[ -n "$expect" ] || die $E_USAGE "no 'expect:' line for $m in $MDIR/README"
+	line=$(grep -E "^$m\.patch +expect:" "$MDIR/README" || true)
+	[ -n "$line" ] || die $E_USAGE "no 'expect:' line for $m in $MDIR/README"
+	# "expect: <tests> [boot: <lane>]": the lane of variants.txt whose
+	# kernel parameters and machine the mutant boots (kpti-rollover).
+	expect=$(sed 's/.*expect: *//; s/ *boot:.*//' <<<"$line")
+	lane=kpti-rollover
+	[[ $line != *" boot: "* ]] || lane=$(sed 's/.* boot: *//' <<<"$line" | xargs)
+	append=$(lane_field "$lane" 2)
+	[ -n "$append" ] || die $E_USAGE "mutant $m: no line for lane '$lane' in selftests/variants.txt"
+	ovr=$(lane_field "$lane" 5)
 	git -C "$WT" checkout -q -f HEAD
 	git -C "$WT" apply "$p" || die $E_USAGE "mutant $m no longer applies to the series: update $p"
 	info "mutant $m: building"
@@ -53,7 +63,18 @@ for m in $want; do
 		die $E_FAIL "mutant $m does not build (log: $OUTDIR/build-mutant-$m.log)"
 	fi
 	initrd=$TOP/build/initramfs/l1-mutant.cpio.gz
-	IFS=';' read -r -a ovrs <<<"$ovr"
+	IFS=';' read -r -a kv <<<"$ovr"
+	# KSELFTEST_*_ARGS for initramfs.sh, QEMU_* for boot.sh
+	ovrs=()
+	qovrs=()
+	for x in "${kv[@]}"; do
+		x=$(xargs <<<"$x")
+		case $x in
+		'') ;;
+		QEMU_*) qovrs+=("$x") ;;
+		*) ovrs+=("$x") ;;
+		esac
+	done
 	# kvm:<test> entries run in the guest's selftest stage; kut:<test>
 	# entries in its kvm-unit-tests stage (KUT_GROUPS, default its: the
 	# whole group runs); kunit:<suite> entries are KUnit suites, which the
@@ -68,11 +89,11 @@ for m in $want; do
 	fi
 	[ -z "$kut_tests" ] || stages="${stages:+$stages }kvm-unit-tests"
 	set -- "$@" STAGES="${stages:-kvm-check}"
-	env "${ovrs[@]}" "$@" LANE=kpti-rollover IMAGE=$MO/arch/arm64/boot/Image \
+	env "${ovrs[@]}" "$@" LANE="$lane" IMAGE=$MO/arch/arm64/boot/Image \
 		OUT="$initrd" "$TOP/scripts/initramfs.sh" >/dev/null || die $E_FAIL "initramfs for mutant $m failed"
 	console=$OUTDIR/console-mutant-$m.log
 	set +e
-	IMAGE=$MO/arch/arm64/boot/Image INITRD=$initrd CONSOLE_LOG=$console \
+	env "${qovrs[@]}" IMAGE=$MO/arch/arm64/boot/Image INITRD=$initrd CONSOLE_LOG=$console \
 		APPEND_EXTRA="$append" TIMEOUT=${TIMEOUT:-900} "$TOP/scripts/boot.sh" >/dev/null 2>&1
 	rc=$?
 	set -e

@@ -49,7 +49,7 @@ for n in $want; do
 	initrd=$TOP/build/initramfs/l1-$n.cpio.gz
 	console=$outdir/console-$n.log
 	# Overrides: KSELFTEST_<NAME>_ARGS for initramfs.sh, QEMU_SMP/QEMU_MEM/
-	# QEMU_MACHINE for boot.sh.
+	# QEMU_MACHINE and QEMU_EXTRA (one -device) for boot.sh.
 	ovr=()
 	qovr=()
 	IFS=';' read -r -a kv <<<"${envs[$n]}"
@@ -58,7 +58,8 @@ for n in $want; do
 		[ -n "$x" ] || continue
 		if [[ $x =~ ^KSELFTEST_[A-Z0-9_]+_ARGS= ]]; then
 			ovr+=("$x")
-		elif [[ $x =~ ^QEMU_(SMP|MEM)=[0-9]+[GM]?$ || $x =~ ^QEMU_MACHINE=[a-z0-9,=-]+$ ]]; then
+		elif [[ $x =~ ^QEMU_(SMP|MEM)=[0-9]+[GM]?$ || $x =~ ^QEMU_MACHINE=[a-z0-9,=-]+$ ||
+			$x =~ ^QEMU_EXTRA=-device\ [a-z0-9,=-]+$ ]]; then
 			qovr+=("$x")
 		else
 			die $E_USAGE "variant $n: bad override '$x'"

@@ -29,6 +29,12 @@ for kv in failslab/ignore-gfp-wait=N failslab/cache-filter=N failslab/verbose=0 
 	fail_page_alloc/min-order=0 fail_page_alloc/verbose=0; do
 	[ ! -e "/sys/kernel/debug/${kv%=*}" ] || echo "${kv#*=}" >"/sys/kernel/debug/${kv%=*}"
 done
+# QEMU's edu devices (PCI 1234:11e8; the gicv4 lane's machine has one) go
+# to vfio-pci, for vgic_its_vlpi.
+if [ -e /sys/bus/pci/drivers/vfio-pci/new_id ] &&
+	grep -q -x 0x11e8 /sys/bus/pci/devices/*/device 2>/dev/null; then
+	echo 1234 11e8 >/sys/bus/pci/drivers/vfio-pci/new_id
+fi
 # Keep the console for test output: only warnings and worse from now on
 # (splats still show; KUnit has already printed its KTAP during boot).
 echo 4 >/proc/sys/kernel/printk
