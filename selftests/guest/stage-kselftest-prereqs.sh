@@ -9,6 +9,8 @@
 #                        debugfs
 #   vgic_its_cache       tracefs (the cache tracepoints)
 #   vgic_its_save_restore  tracefs (on a kernel with the cache tracepoints)
+#   vgic_its_vlpi        QEMU's edu device bound to vfio-pci (the main boot's
+#                        machine has none), then debugfs
 # A test binary missing from this guest (a TESTS filter) is a SKIP here.
 ksft=${WB_KSFT:-/ksft/kvm}
 dbg=/sys/kernel/debug
@@ -16,7 +18,7 @@ tmp=${WB_TMP:-/tmp}
 n=0
 failed=
 echo "KTAP version 1"
-echo "1..8"
+echo "1..9"
 
 # expect_skip NAME WHY-REGEX TEST [ARGS]: TEST must exit 4, its output
 # matching WHY-REGEX.
@@ -71,6 +73,8 @@ umount $dbg
 expect_skip fail-nth-no-debugfs 'SKIP.*(needs CONFIG_FAILSLAB and debugfs)' vgic_its_fail_nth
 mount -t debugfs debugfs $dbg
 tracefs_on
+# No device to assign: this machine has no edu device.
+expect_skip vlpi-no-device 'SKIP.*no QEMU edu device \(1234:11e8\) bound to vfio-pci' vgic_its_vlpi
 
 # Nothing left behind by the tests, in this stage or the ones before: no
 # cgroup and no trace instance of theirs.
