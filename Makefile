@@ -23,7 +23,7 @@ export V ?= 0
 export O TREE JOBS CACHE_DIR RESULTS_DIR TESTS EXTRA_TESTS PLAN TIMEOUT
 
 PIPELINE := deps fetch apply check-series build selftests guest-rootfs initramfs boot
-CHECK := deps fetch apply check-series litmus model harness allocator-gate build selftests guest-rootfs kvm-unit-tests initramfs boot variants workbench-selftest
+CHECK := deps fetch apply check-series litmus model harness allocator-gate build selftests guest-rootfs kvm-unit-tests initramfs boot variants lava-check workbench-selftest
 # Checks that need no guest: make check runs them in a second lane while
 # the guest boots (scripts/run.sh, STAGES_ALONGSIDE); `make check
 # CHECK_ALONGSIDE=` runs every stage in CHECK's order. Not
@@ -37,13 +37,14 @@ CHECK_GUEST_STAGES ?= kvm-unit-tests kselftest-prereqs
 
 .PHONY: all check help deps fetch apply tree export check-series build selftests \
 	guest-rootfs kvm-unit-tests initramfs boot variants report litmus model harness allocator-gate workbench-selftest \
-	check-bisect kernel-mutants gicv4 bench bench-report soak debug-compare clean distclean
+	check-bisect kernel-mutants gicv4 lava lava-check bench bench-report soak debug-compare clean distclean
 
 all:
 	@MAKE_TARGET=all STAGES_HOST="$(PIPELINE)" scripts/run.sh
 
+# make check's deps also install lava-dispatcher, for lava-check.
 check:
-	@MAKE_TARGET=check STAGES_HOST="$(CHECK)" STAGES_ALONGSIDE="$(CHECK_ALONGSIDE)" \
+	@WITH_LAVA=1 MAKE_TARGET=check STAGES_HOST="$(CHECK)" STAGES_ALONGSIDE="$(CHECK_ALONGSIDE)" \
 		STAGES_EXTRA="$(CHECK_GUEST_STAGES)" scripts/run.sh
 
 help:
@@ -62,6 +63,8 @@ help:
 	@echo '  boot          boot L1 and run the guest stages (console: build/console.log)'
 	@echo '  variants      boot again per selftests/variants.txt (nVHE; KPTI + 4-bit ASIDs/VMIDs; GICv4)'
 	@echo '  gicv4         the vgic_* tests on a GICv4 ITS with GICv4 on (selftests/variants-gicv4.txt; not in check)'
+	@echo '  lava          a LAVA test pack: kernel, initramfs and jobs per lane, board templates (build/lava)'
+	@echo '  lava-check    the pack under lava-run offline: schema, verdicts equal to local boots, seeded failures'
 	@echo '  report        rebuild results/latest/{results.ktap,results.json,SUMMARY.md}'
 	@echo '  timings       rewrite the timing table in README.md from results/latest/results.json'
 	@echo '  litmus        herd7: every ordering the allocator relies on (LKMM + Armv8)'
@@ -77,8 +80,13 @@ help:
 	@echo '  debug-compare PROFILE=default|debug|kcsan: stock vs patched, same tests: results side by side, splats by kind'
 	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
 
-deps fetch export check-series litmus build selftests guest-rootfs kvm-unit-tests initramfs boot variants model harness allocator-gate workbench-selftest check-bisect kernel-mutants bench soak debug-compare:
+fetch export check-series litmus lava lava-check build selftests guest-rootfs kvm-unit-tests initramfs boot variants model harness allocator-gate workbench-selftest check-bisect kernel-mutants bench soak debug-compare:
 	@scripts/$@.sh
+
+# make deps installs what make check needs, lava-dispatcher included
+# (WITH_LAVA=0: not it); the deps stage of plain make does not.
+deps:
+	@WITH_LAVA=$${WITH_LAVA:-1} scripts/deps.sh
 
 apply tree:
 	@scripts/apply.sh

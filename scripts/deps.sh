@@ -9,6 +9,8 @@
 #                       holds them for a few minutes); past it: exit 1
 #   APT_LOCKS, APT_GET  the lock files waited for and the apt-get to run
 #                       (for the workbench's own tests)
+#   WITH_LAVA=1         also lava-dispatcher (lava-run, for make lava-check;
+#                       make deps and make check set it)
 stage=deps
 . "$(dirname "$0")/lib.sh"
 
@@ -186,5 +188,21 @@ if ! apt-cache policy busybox-static:arm64 2>/dev/null | grep -q 'Candidate: [0-
 	mkdir -p "$CACHE_DIR"
 	apt_update
 fi
+# lava-dispatcher (make lava-check runs the pack's qemu jobs with its
+# lava-run, offline). It depends on libguestfs, which pulls in
+# qemu-system-x86: with QEMU from backports, that must come from the same
+# backports, or apt refuses the mix.
+if [ "${WITH_LAVA:-0}" = 1 ] && ! command -v lava-run >/dev/null; then
+	[ "$(id -u)" = 0 ] || die $E_USAGE "need root to install lava-dispatcher (run: sudo WITH_LAVA=1 $0)"
+	qx=qemu-system-x86
+	case $v in *bpo*) qx="qemu-system-x86/$(. /etc/os-release && echo "$VERSION_CODENAME")-backports" ;; esac
+	info "installing lava-dispatcher and $qx"
+	mkdir -p "$CACHE_DIR"
+	if ! apt_get "$CACHE_DIR/apt-install.log" install -y -qq --no-install-recommends lava-dispatcher "$qx"; then
+		tail -n 20 "$CACHE_DIR/apt-install.log" >&2
+		die $E_USAGE "apt-get install of lava-dispatcher failed (log: $CACHE_DIR/apt-install.log)"
+	fi
+fi
+[ "${WITH_LAVA:-0}" != 1 ] || info "lava-dispatcher $(dpkg-query -W -f='${Version}' lava-dispatcher)"
 info "host packages present (${#HOST_PKGS[@]} checked)"
 info "PASS in $(elapsed)"
