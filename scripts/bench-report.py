@@ -340,11 +340,15 @@ def basis(mid, icount):
         return "slab bytes"
     return {"fixed": "guest clock (icount: instructions)",
             "fixed-sleep": "guest clock (icount; idle: host time)",
-            "mixed": "guest clock (mixed icount settings)"}.get(icount, "guest clock (wall-clock)")
+            "mixed": "guest clock (mixed icount settings)",
+            "hardware": "board clock"}.get(icount, "guest clock (wall-clock)")
 
 
 def icount_mode(logs, env):
-    """off | auto | fixed (shift=N,sleep=off) | fixed-sleep (shift=N) | mixed."""
+    """off | auto | fixed (shift=N,sleep=off) | fixed-sleep (shift=N) | mixed,
+    or hardware (LAVA jobs on a board: no QEMU command in any log)."""
+    if env.get("lava_board") and logs and not any(lg["qemu"] for lg in logs):
+        return "hardware"
     qs = [lg["qemu"] for lg in logs] or [env.get("BENCH_QEMU_EXTRA", "")]
     modes = set()
     for q in qs:
@@ -696,7 +700,12 @@ def noise_lines(metrics, boots, icount):
                    "(other work on the machine slows whichever kernel runs then; "
                    "alternating stock/patched spreads that over both)."
                    % (min(ls), max(ls), boots[0].get("cores", "?")))
-    if icount == "fixed":
+    if icount == "hardware":
+        out.append("Measured on hardware (LAVA jobs): times are the board's own clock, "
+                   "with no emulation between the kernel and the CPU. Host instruction "
+                   "counts (callgrind) are deterministic and come from the machine "
+                   "that made the pack.")
+    elif icount == "fixed":
         out.append("Guest-clock figures (seconds, rates, ns) are instruction-based "
                    "(-icount shift=N,sleep=off): guest time follows executed "
                    "instructions, not the host load. Counts (exits, rollovers) are "
@@ -729,6 +738,8 @@ def read_boots(results, env):
 
 
 def machine(env):
+    if env.get("lava_board"):
+        return "%s (LAVA jobs on hardware)" % env["lava_board"]
     cpus = env.get("host_cpus") or str(os.cpu_count())
     kib = num(env.get("host_mem_kib"))
     if kib is None:

@@ -35,6 +35,14 @@
 #   BENCH_PAIRS (3 / 1)       stock+patched boot pairs
 #   BENCH_QUICK (0)           1: one pair and smaller scenario sizes
 #   BENCH_REBUILD (1)         0: do not rebuild a kernel whose Image exists
+#   BENCH_LAVA (0)            the boots as LAVA jobs (Documentation/lava.md):
+#                             "pack": steps 1-3, then write the pack of
+#                             BENCH_LAVA_OUT (default build/lava-bench) for
+#                             a lab, no boot; "run": also run each boot of
+#                             step 4 as its job under lava-run on this
+#                             machine, its console taken from the LAVA log
+#                             by scripts/lava-collect.py --bench
+#   BENCH_LAVA_URL (file://BENCH_LAVA_OUT)  where a lab fetches the pack from
 #   BENCH_QEMU_EXTRA ($QEMU_EXTRA)  extra QEMU options for every L1 boot, e.g.
 #                             "-icount shift=0,sleep=off": guest time then
 #                             follows executed instructions, and TCG runs
@@ -165,6 +173,18 @@ export BENCH_QEMU_EXTRA
 
 bool BENCH_REBUILD
 bool BENCH_COST
+BENCH_LAVA=${BENCH_LAVA:-0}
+case $BENCH_LAVA in 0 | pack | run) ;; *) die "$E_USAGE" "BENCH_LAVA='$BENCH_LAVA' must be 0, pack or run" ;; esac
+BENCH_LAVA_OUT=$(realpath -m "${BENCH_LAVA_OUT:-$TOP/build/lava-bench}")
+BENCH_LAVA_URL=${BENCH_LAVA_URL:-file://$BENCH_LAVA_OUT}
+[[ $BENCH_LAVA_URL =~ ^(file|https?)://[^[:space:]]+$ ]] ||
+	die "$E_USAGE" "BENCH_LAVA_URL='$BENCH_LAVA_URL' is not a file://, http:// or https:// URL"
+if [ "$BENCH_LAVA" = run ]; then
+	need_cmd lava-run
+	. "$TOP/scripts/lava-lib.sh"
+elif [ "$BENCH_LAVA" = pack ]; then
+	. "$TOP/scripts/lava-lib.sh"
+fi
 uint BENCH_PAIRS 1
 uint BENCH_TIMEOUT 1
 uint BENCH_HB_L1_GROUPS 1
@@ -428,9 +448,29 @@ mkinitrd stock "$STOCK_IMAGE"
 mkinitrd patched "$PATCHED_IMAGE"
 
 # ---- 4. boots, alternating
+# BENCH_LAVA: the pack, with one job per boot of the plan, in its order
+# (boots.tsv), for a lab (pack) or for lava-run here (run).
+if [ "$BENCH_LAVA" != 0 ]; then
+	P=$BENCH_LAVA_OUT
+	rm -rf "$P"
+	mkdir -p "$P"/{stock,patched,devices,jobs,templates}
+	cp "$STOCK_IMAGE" "$P/stock/Image"
+	cp "$PATCHED_IMAGE" "$P/patched/Image"
+	if [ "$its" = 1 ]; then mkdir -p "$P/stock-fix" && cp "$STOCKFIX_IMAGE" "$P/stock-fix/Image"; fi
+	cp "$TOP/build/initramfs/bench-stock.cpio.gz" "$TOP/build/initramfs/bench-patched.cpio.gz" "$P/"
+	cp "$RESULTS/bench.env" "$P/"
+	for f in "$RESULTS"/bench-cost*; do [ ! -f "$f" ] || cp "$f" "$P/"; done
+	lava_smp=${QEMU_SMP:-2}
+	lava_device "$P/devices/qemu-bench.yaml" "make bench's boots: the machine of scripts/boot.sh" \
+		"${QEMU_MACHINE:-virt,virtualization=on,gic-version=3,its=on}" "$lava_smp" "${QEMU_MEM:-4G}" "$BENCH_QEMU_EXTRA"
+	lava_min=$(((BENCH_TIMEOUT + 59) / 60))
+	printf 'job\tkernel\tinitramfs\tlog\n' >"$P/boots.tsv"
+	rm -rf "$TOP/build/lava-bench-run"
+fi
+lava_id=0
 printf 'kind\tvariant\tpair\trc\tseconds\tloadavg_start\tloadavg_end\n' >"$RESULTS/bench-boots.tsv"
 boot_one() { # boot_one KIND VARIANT PAIR SCENARIOS [KERNEL-PARAMS]
-	local kind=$1 variant=$2 pair=$3 scen=$4 params=${5:-} name log rc t0 l0 img
+	local kind=$1 variant=$2 pair=$3 scen=$4 params=${5:-} name log rc t0 l0 img append
 	name=$kind${variant:+-$variant}
 	log=$RESULTS/bench-$name-$pair.log
 	img=$STOCK_IMAGE
@@ -438,19 +478,39 @@ boot_one() { # boot_one KIND VARIANT PAIR SCENARIOS [KERNEL-PARAMS]
 	# stock + BENCH_STOCKFIX, with the stock initramfs (its L2 kernel is
 	# stock's; the "its" scenario boots no L2 guest)
 	[ "$name" != stock-fix ] || img=$STOCKFIX_IMAGE
+	append="kunit.enable=0 workbench.bench=$scen${params:+ $params}${APPEND_EXTRA:+ $APPEND_EXTRA}"
+	if [ "$BENCH_LAVA" != 0 ]; then
+		local dir=$name
+		[ "$name" != patched-vmid$BENCH_VMID_BITS ] || dir=patched
+		lava_qemu_job "$P/jobs/qemu-bench-$name-$pair.yaml" "bench $name, pair $pair (qemu)" \
+			"$BENCH_LAVA_URL/$dir/Image" "$BENCH_LAVA_URL/bench-$kind.cpio.gz" \
+			"$(lava_cmdline "$lava_smp" "$append")" "$lava_min"
+		[ -f "$P/templates/board-uboot-bench-$name.yaml" ] ||
+			lava_board_templates "$P/templates" "bench-$name" "$append" "$lava_min"
+		printf 'jobs/qemu-bench-%s-%s.yaml\t%s/Image\tbench-%s.cpio.gz\t%s-%s\n' \
+			"$name" "$pair" "$dir" "$kind" "$name" "$pair" >>"$P/boots.tsv"
+		[ "$BENCH_LAVA" = run ] || return 0
+	fi
 	info "pair $pair/$BENCH_PAIRS: $name kernel, scenarios $scen"
 	l0=$(cut -d' ' -f1-3 /proc/loadavg)
 	t0=$(date +%s)
 	set +e
-	IMAGE=$img INITRD=$TOP/build/initramfs/bench-$kind.cpio.gz CONSOLE_LOG=$log \
-		TIMEOUT=$BENCH_TIMEOUT STALL=0 QEMU_EXTRA=$BENCH_QEMU_EXTRA \
-		APPEND_EXTRA="kunit.enable=0 workbench.bench=$scen${params:+ $params}${APPEND_EXTRA:+ $APPEND_EXTRA}" \
-		"$TOP/scripts/boot.sh"
+	if [ "$BENCH_LAVA" = run ]; then
+		lava_id=$((lava_id + 1))
+		lava_run "$lava_id" "$TOP/build/lava-bench-run" "$P/devices/qemu-bench.yaml" \
+			"$P/jobs/qemu-bench-$name-$pair.yaml" "$RESULTS/lava-bench-$name-$pair.log"
+		python3 "$TOP/scripts/lava-collect.py" --bench --console-only "$RESULTS" "$P" \
+			"$name-$pair=$RESULTS/lava-bench-$name-$pair.log"
+	else
+		IMAGE=$img INITRD=$TOP/build/initramfs/bench-$kind.cpio.gz CONSOLE_LOG=$log \
+			TIMEOUT=$BENCH_TIMEOUT STALL=0 QEMU_EXTRA=$BENCH_QEMU_EXTRA APPEND_EXTRA="$append" \
+			"$TOP/scripts/boot.sh"
+	fi
 	rc=$?
 	set -e
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "${variant:--}" "$pair" "$rc" \
 		"$(($(date +%s) - t0))" "$l0" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/bench-boots.tsv"
-	[ "$rc" = 0 ] || fail "$rc" "$name boot of pair $pair: boot.sh rc=$rc (console $log)"
+	[ "$rc" = 0 ] || fail "$rc" "$name boot of pair $pair: rc=$rc (console $log)"
 }
 for ((p = 1; p <= BENCH_PAIRS; p++)); do
 	[ -z "$stock_scen" ] || boot_one stock "" "$p" "$stock_scen"
@@ -460,6 +520,13 @@ for ((p = 1; p <= BENCH_PAIRS; p++)); do
 		boot_one patched "vmid$BENCH_VMID_BITS" "$p" nested_rollover "kvm-arm.vmid_bits=$BENCH_VMID_BITS"
 	fi
 done
+if [ "$BENCH_LAVA" = pack ]; then
+	info "pack in $P: $(($(wc -l <"$P/boots.tsv") - 1)) qemu jobs (submit them in the order of boots.tsv), $(ls "$P/templates" | wc -l) board templates, $(du -sh "$P" | cut -f1)"
+	info "collect a lab's logs with: scripts/lava-collect.py --bench <results dir> $P <name-pair>=<log> ... (Documentation/lava.md)"
+	rm -f "$RESULTS/bench-boots.tsv"
+	info "PASS in $(elapsed)"
+	exit 0
+fi
 
 # ---- 5. report
 set +e

@@ -8,7 +8,13 @@
 #     those of scripts/boot.sh booting the same kernel and initramfs
 #     (each test's result, the skips included);
 #  3. seeded failures are failures: a test that fails, a guest kernel that
-#     panics, a guest that hangs (workbench.fault=, selftests/guest/init.sh).
+#     panics, a guest that hangs (workbench.fault=, selftests/guest/init.sh);
+#  4. make bench's jobs (BENCH_LAVA, scripts/bench.sh): a bench job of the
+#     series kernel (the exit_cost scenario, one VM for one second) under
+#     lava-run, read by lava-collect.py --bench: bench-report.py's figure
+#     is the console's BENCH line; the same log in a LAVA server's YAML
+#     form without QEMU's boot command reads as a board's (its machine
+#     from the console); the job with a panic fails.
 # Results: build/lava-check/: per lane lava-<lane>.log, the collector's
 # results in lava/, the local boots' in local/, verdicts.tsv (test, LAVA's
 # verdict, the local one), seed-<name>.log; all but the packs are copied
@@ -16,6 +22,7 @@
 #   LAVA_CHECK_LANES  lanes to run (default: all)
 stage=lava-check
 . "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/lava-lib.sh"
 need_cmd lava-run /usr/bin/python3
 /usr/bin/python3 -c 'import lava_common.schemas' 2>/dev/null ||
 	die $E_USAGE "no lava_common (lava-dispatcher): run 'sudo make deps'"
@@ -26,7 +33,6 @@ mkdir -p "$W/lava" "$W/local" "$W/scratch"
 # KTAP for the report (make check): one line per check passed; a failure
 # ends the stage with its message.
 ktap=()
-printf 'prefix: %s/scratch/job-\n' "$W" >"$W/dispatcher.yaml"
 
 # The short plan of each lane: what the lane's own plan gives its machine.
 export LAVA_TESTS_MAIN=${LAVA_TESTS_MAIN:-kvm:vgic_init kvm:vgic_its_cache kvm:vgic_its_vlpi}
@@ -48,7 +54,9 @@ for t in "$pack"/templates/*.yaml; do
 		https://lab.example/series/main.cpio.gz >"$W/rendered-$b" ;;
 	esac || die $E_FAIL "lava-render.sh $b failed"
 done
-/usr/bin/python3 - "$pack"/jobs/*.yaml "$W"/rendered-*.yaml <<'EOF' || die $E_FAIL "a job of the pack fails LAVA's schema"
+# schema FILE...: lava-common's job schema, strict
+schema() {
+	/usr/bin/python3 - "$@" <<'EOF' || die $E_FAIL "a job of the pack fails LAVA's schema"
 import sys, yaml
 from lava_common.schemas import validate
 bad = 0
@@ -61,15 +69,15 @@ for f in sys.argv[1:]:
 print("I: lava-check: schema (strict): %d jobs, %d invalid" % (len(sys.argv) - 1, bad))
 sys.exit(1 if bad else 0)
 EOF
+}
+schema "$pack"/jobs/*.yaml "$W"/rendered-*.yaml
 ktap+=("ok $((${#ktap[@]} + 1)) schema: $(ls "$pack"/jobs/*.yaml "$W"/rendered-*.yaml | wc -l) jobs valid (strict)")
 
-# run_lava NAME DEVICE JOB: lava-run's log in $W/NAME.log; its exit status
-# (LAVA's job verdict) is not the test's: the collector reads the cases.
+# run_lava NAME DEVICE JOB: lava-run's log in $W/NAME.log
 id=0
 run_lava() {
 	id=$((id + 1))
-	lava-run --job-id "$id" --output-dir "$W/out/$1" --device "$2" \
-		--dispatcher "$W/dispatcher.yaml" "$3" >"$W/$1.log" 2>&1 || true
+	lava_run "$id" "$W" "$2" "$3" "$W/$1.log"
 }
 
 # 2. Each lane under lava-run, and booted by the workbench.
@@ -174,11 +182,87 @@ seed test-fails 'not ok [0-9]+ selftests: kvm: vgic_its_vlpi@seeded # exit=4' \
 	LAVA_TESTS_MAIN='kvm:vgic_its_vlpi@seeded' EXTRA_TESTS='kvm:vgic_its_vlpi@seeded 60 -d 0000:7f:1f.7'
 seed panic 'not ok 1 job complete # .*' LAVA_APPEND_MAIN=workbench.fault=panic LAVA_TESTS_MAIN=kvm:vgic_init
 seed hang 'not ok 1 job complete # .*' LAVA_APPEND_MAIN=workbench.fault=hang LAVA_TESTS_MAIN=kvm:vgic_init LAVA_TIMEOUT=1
+# 4. make bench's jobs: one bench job of the series kernel under lava-run,
+# its figure through lava-collect.py --bench and bench-report.py.
+B=$W/bench
+mkdir -p "$B/pack/devices" "$B/pack/jobs"
+BENCH_EXIT_VMS=1 BENCH_EXIT_SECONDS=1 STAGES=bench OUT="$B/pack/bench-patched.cpio.gz" \
+	"$TOP/scripts/initramfs.sh" >"$B/initramfs.log" 2>&1 || die $E_FAIL "bench initramfs failed (log: $B/initramfs.log)"
+lava_device "$B/pack/devices/qemu-bench.yaml" "make bench's boots" virt,virtualization=on,gic-version=3,its=on 2 4G ""
+{
+	echo "command=make lava-check (bench job: the series kernel alone)"
+	echo "BENCH_EXIT_VMS=1"
+	echo "BENCH_EXIT_SECONDS=1"
+	echo "BENCH_SCENARIOS=exit_cost"
+	echo "scenarios_csv=exit_cost"
+} >"$B/pack/bench.env"
+bench_job() { # bench_job NAME [KERNEL-PARAMS]: lava-run's log in $W/NAME.log
+	lava_qemu_job "$B/pack/jobs/$1.yaml" "bench $1 (qemu)" "file://$pack/series/Image" \
+		"file://$B/pack/bench-patched.cpio.gz" \
+		"$(lava_cmdline 2 "kunit.enable=0 workbench.bench=exit_cost ${2:-}")" 10
+	run_lava "$1" "$B/pack/devices/qemu-bench.yaml" "$B/pack/jobs/$1.yaml"
+}
+bench_job bench-patched-1
+schema "$B/pack/jobs/bench-patched-1.yaml"
+set +e
+python3 "$TOP/scripts/lava-collect.py" --bench "$B/results" "$B/pack" "patched-1=$W/bench-patched-1.log" \
+	>"$B/collect.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 0 ] || { tail -n 5 "$B/collect.log" >&2; die $E_FAIL "bench job: lava-collect.py --bench failed (rc=$rc, $B/collect.log)"; }
+# The log in a LAVA server's form ("- {...}" records), the QEMU boot command
+# left out: what a board's job log looks like to the collector.
+python3 - "$W/bench-patched-1.log" >"$W/bench-board-1.log" <<'EOF'
+import json, sys, yaml
+for ln in open(sys.argv[1]):
+    try:
+        rec = json.loads(ln)
+    except ValueError:  # lava-run writes a few records in YAML
+        rec = yaml.safe_load(ln)
+    if isinstance(rec.get("msg"), str) and rec["msg"].startswith("Boot command: "):
+        continue
+    print("- " + json.dumps(rec))  # as a server's log: one "- {...}" record per line
+EOF
+python3 "$TOP/scripts/lava-collect.py" --bench "$B/board" "$B/pack" "patched-1=$W/bench-board-1.log" \
+	>"$B/board-collect.log" 2>&1 || die $E_FAIL "bench job, server form: lava-collect.py --bench failed ($B/board-collect.log)"
+python3 - "$B" <<'EOF' || die $E_FAIL "bench job: the report's figure is not the console's"
+import json, re, sys
+b = sys.argv[1]
+want = None
+for ln in open(b + "/results/bench-patched-1.log"):
+    m = re.match(r"^BENCH exit_cost vms=1 ns_per_exit=([0-9.]+) ", ln)
+    if m:
+        want = float(m.group(1))
+assert want, "no BENCH exit_cost line on the console"
+for d in ("results", "board"):
+    mets = {m["id"]: m for m in json.load(open("%s/%s/bench.json" % (b, d)))["metrics"]}
+    got = mets["exit_cost[vms=1].ns_per_exit"]["patched"]
+    assert got["n"] == 1 and got["median"] == want, (d, got, want)
+env = open(b + "/board/bench.env").read()
+assert re.search(r"^lava_board=linux,dummy-virt, 2 CPUs$", env, re.M), env[-200:]
+meta = json.load(open(b + "/board/bench.json"))["meta"]
+assert "LAVA jobs on hardware" in meta["machine"], meta["machine"]
+print("I: lava-check: bench job: exit_cost ns_per_exit=%s in bench.json, from LAVA's JSON "
+      "and from a server's YAML read as a board (%s)" % (want, meta["machine"]))
+EOF
+ktap+=("ok $((${#ktap[@]} + 1)) bench job: lava-collect.py --bench gives bench-report.py the console's figure")
+bench_job bench-patched-2 workbench.fault=panic
+set +e
+python3 "$TOP/scripts/lava-collect.py" --bench "$B/seed" "$B/pack" "patched-2=$W/bench-patched-2.log" \
+	>"$B/seed-collect.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q 'bench patched-2: LAVA job not complete' "$B/seed-collect.log" ||
+	die $E_FAIL "seed bench-panic: the collector did not fail the job for its panic (rc=$rc, $B/seed-collect.log)"
+info "seed bench-panic: failed, as it must ($(grep -m1 -o 'bench patched-2: LAVA job not complete[^;]*' "$B/seed-collect.log"))"
+ktap+=("ok $((${#ktap[@]} + 1)) seeded failure: bench-panic")
+rm -f "$B/pack/bench-patched.cpio.gz"
+
 if [ -n "${RESULTS:-}" ]; then
 	mkdir -p "$RESULTS/lava"
-	(cd "$W" && cp -r --parents verdicts.tsv ./*.log lava local "$RESULTS/lava/")
+	(cd "$W" && cp -r --parents verdicts.tsv ./*.log lava local bench "$RESULTS/lava/")
 	mkdir -p "$RESULTS/ktap"
 	printf 'KTAP version 1\n1..%d\n' ${#ktap[@]} >"$RESULTS/ktap/lava-check.ktap"
 	printf '%s\n' "${ktap[@]}" >>"$RESULTS/ktap/lava-check.ktap"
 fi
-info "PASS in $(elapsed): $(echo $lanes | wc -w) lanes, verdicts equal ($W/verdicts.tsv), 3 seeded failures caught"
+info "PASS in $(elapsed): $(echo $lanes | wc -w) lanes, verdicts equal ($W/verdicts.tsv), 4 seeded failures caught, bench job read"

@@ -4,6 +4,7 @@ results: results.ktap, results.json and SUMMARY.md (scripts/report.py),
 so that a lab's run and a local one compare side by side.
 
 Usage: lava-collect.py OUTDIR LANE=LOG [LANE=LOG ...]
+       lava-collect.py --bench [--console-only] OUTDIR PACK NAME-PAIR=LOG ...
 
 LOG is a job's log as lava-run prints it (one JSON object per line) or as
 a LAVA server serves it (YAML, "- {dt: ..., lvl: ..., msg: ...}" lines).
@@ -18,10 +19,25 @@ LAVA calls a job whose test cases fail "Complete": here any failed case,
 a job that did not complete (a panic, a timeout) or a disagreement fails.
 Exit status: report.py's (0 if nothing failed, 2 otherwise), 1 on bad
 input.
+
+--bench: the jobs of a make bench pack (BENCH_LAVA=pack, PACK its
+directory; boots.tsv names its jobs NAME-PAIR, e.g. stock-1, patched-1,
+stock-fix-1, patched-vmid3-1). Each job's console becomes
+OUTDIR/bench-NAME-PAIR.log, the form make bench writes (first line the
+QEMU command when the job ran QEMU); then, unless --console-only,
+OUTDIR gets bench-boots.tsv (per job: its verdict, its seconds), the
+pack's bench.env and host-side cost files, and scripts/bench-report.py
+--no-doc writes the report there (bench.json, SUMMARY.md, the ratios).
+A job on a board (no QEMU boot command) is described in bench.env by the
+console's "Machine model:" (or "DMI:") line and CPU count. A job is
+failed when LAVA did not complete it, its console has no
+"WORKBENCH-END rc=0" or a scenario printed "not ok"; exit 2 then
+(after everything is written), and when bench-report.py fails.
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -68,7 +84,117 @@ def parse(path):
     return console, cases, job
 
 
+def bench(argv):
+    console_only = False
+    if argv and argv[0] == "--console-only":
+        console_only, argv = True, argv[1:]
+    if len(argv) < 3:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 1
+    out, pack = os.path.abspath(argv[0]), os.path.abspath(argv[1])
+    if not os.path.isfile(os.path.join(pack, "bench.env")):
+        print("E: lava-collect: %s is not a make bench pack (no bench.env)" % pack,
+              file=sys.stderr)
+        return 1
+    jobs = []
+    for arg in argv[2:]:
+        name, sep, log = arg.partition("=")
+        if (not sep or not re.match(r"^(stock|patched)(-[a-z0-9]+)?-[0-9]+$", name)
+                or not os.path.isfile(log)):
+            print("E: lava-collect: '%s' is not NAME-PAIR=LOG (NAME stock, stock-fix, "
+                  "patched, patched-vmidN) with an existing LOG" % arg, file=sys.stderr)
+            return 1
+        jobs.append((name, log))
+    planned = []
+    if os.path.isfile(os.path.join(pack, "boots.tsv")):
+        with open(os.path.join(pack, "boots.tsv")) as f:
+            planned = [ln.rstrip("\n").split("\t")[-1] for ln in f.readlines()[1:] if ln.strip()]
+    for name, _ in jobs:
+        if planned and name not in planned:
+            print("E: lava-collect: %s is not a job of %s/boots.tsv (%s)"
+                  % (name, pack, " ".join(planned)), file=sys.stderr)
+            return 1
+    missing = [n for n in planned if n not in dict(jobs)]
+    if missing and not console_only:
+        print("W: lava-collect: no log for %d of the pack's %d jobs: %s"
+              % (len(missing), len(planned), " ".join(missing)), file=sys.stderr)
+    os.makedirs(out, exist_ok=True)
+    rows, bad, boards = [], [], []
+    for name, log in jobs:
+        console, qemu, job, times = [], None, None, []
+        for rec in records(log):
+            msg = rec.get("msg")
+            if rec.get("dt"):
+                times.append(str(rec["dt"]))
+            if rec["lvl"] == "target" and isinstance(msg, str):
+                console.append(msg)
+            elif isinstance(msg, str) and msg.startswith("Boot command: ") and "qemu-system" in msg:
+                qemu = msg[len("Boot command: "):]
+            elif (rec["lvl"] == "results" and isinstance(msg, dict)
+                  and msg.get("definition") == "lava" and msg.get("case") == "job"):
+                job = msg
+        with open(os.path.join(out, "bench-%s.log" % name), "w") as f:
+            if qemu:
+                f.write("# to reproduce: %s\n" % qemu)
+            f.write("\n".join(console) + "\n")
+        why = []
+        if job is None or job.get("result") != "pass":
+            why.append("LAVA job not complete (%s)" % (
+                "no job result" if job is None else
+                "%s: %s" % (job.get("error_type", "?"), job.get("error_msg", "?"))))
+        ends = [ln.strip() for ln in console if ln.strip().startswith("WORKBENCH-END")]
+        if ends != ["WORKBENCH-END rc=0"]:
+            why.append("console: %s" % (ends[-1] if ends else "no WORKBENCH-END"))
+        why += ["console: %s" % ln.strip() for ln in console
+                if re.match(r"^not ok \d+ bench-", ln.strip())]
+        if why:
+            bad.append("%s: %s" % (name, "; ".join(why)))
+        if not qemu:
+            model = next((ln.split(":", 1)[1].strip() for ln in console
+                          if re.search(r"\b(Machine model|DMI):", ln)), "unknown board")
+            cpus = next((m.group(1) for ln in console
+                         for m in [re.search(r"SMP: Total of (\d+) processors", ln)] if m), "?")
+            boards.append("%s, %s CPUs" % (model, cpus))
+        secs = ""
+        if len(times) >= 2:
+            try:
+                from datetime import datetime
+                secs = "%d" % (datetime.fromisoformat(times[-1]) -
+                               datetime.fromisoformat(times[0])).total_seconds()
+            except ValueError:
+                pass
+        kind, _, rest = name.partition("-")
+        variant, _, pair = rest.rpartition("-")
+        rows.append("%s\t%s\t%s\t%d\t%s\t\t" % (kind, variant or "-", pair,
+                                                1 if why else 0, secs))
+        print("I: lava-collect: bench %s: %s" % (name, "FAIL: " + "; ".join(why) if why
+                                                 else "complete, %d BENCH lines" %
+                                                 sum(1 for ln in console if ln.startswith("BENCH "))))
+    if console_only:
+        return 2 if bad else 0
+    with open(os.path.join(out, "bench-boots.tsv"), "w") as f:
+        f.write("kind\tvariant\tpair\trc\tseconds\tloadavg_start\tloadavg_end\n")
+        f.write("".join(r + "\n" for r in rows))
+    for fn in sorted(os.listdir(pack)):
+        if fn.startswith("bench-cost"):
+            shutil.copy(os.path.join(pack, fn), out)
+    with open(os.path.join(pack, "bench.env")) as f:
+        env = f.read()
+    env += "runner=lava\n"
+    if boards:
+        env += "lava_board=%s\n" % "; ".join(sorted(set(boards)))
+    with open(os.path.join(out, "bench.env"), "w") as f:
+        f.write(env)
+    rc = subprocess.call([sys.executable, os.path.join(TOP, "scripts", "bench-report.py"),
+                          "--no-doc", out])
+    for b in bad:
+        print("E: lava-collect: bench %s" % b, file=sys.stderr)
+    return 2 if bad or rc else 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--bench":
+        return bench(sys.argv[2:])
     if len(sys.argv) < 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 1

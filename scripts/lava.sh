@@ -30,6 +30,7 @@
 #   LAVA_TIMEOUT         minutes a job's test action may take (default 60)
 stage=lava
 . "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/lava-lib.sh"
 need_cmd sed awk
 
 OUT=$(realpath -m "${LAVA_OUT:-$TOP/build/lava}")
@@ -71,39 +72,6 @@ if [ -n "${LAVA_STOCK_IMAGE:-}" ]; then
 fi
 cp "$TOP/selftests/plan/kvm.plan" "$TOP/selftests/skiplist.txt" "$TOP/selftests/variants.txt" "$OUT/"
 
-# The console lines that a job's test action turns into LAVA test cases:
-# the guest stages' TAP/KTAP results between the workbench's markers.
-# LAVA records "ok" as pass, so a skip is a pass there; lava-collect.py
-# reads skips (and everything else) from the console itself.
-pattern='(?P<result>not ok|ok) [0-9]+ (?P<test_case_id>[^#\r\n]+?)(?=\s*(#|\r|\n))'
-
-# job FILE DEVICE_TYPE NAME DEPLOY_YAML BOOT_YAML
-job() {
-	cat >"$1" <<EOF
-# $3 ($(basename "$1")), made by scripts/lava.sh; Documentation/lava.md.
-device_type: '$2'
-job_name: 'arm64-kvm-series $3'
-priority: medium
-visibility: public
-timeouts:
-  job: {minutes: $((TMO + 20))}
-  action: {minutes: $TMO}
-  connection: {minutes: 2}
-context: {arch: arm64}
-actions:
-$4
-$5
-- test:
-    timeout: {minutes: $TMO}
-    monitors:
-    - name: workbench
-      start: 'WORKBENCH-BEGIN'
-      end: 'WORKBENCH-END'
-      pattern: '$pattern'
-      fixupdict: {ok: pass, 'not ok': fail}
-EOF
-}
-
 for n in $want; do
 	ovr=()
 	qovr=()
@@ -132,92 +100,22 @@ for n in $want; do
 		QEMU_EXTRA=*) extra=${x#*=} ;;
 		esac
 	done
-	possible=$smp
-	[ "$smp" -ge 4 ] || possible=4
 	lappend=${append[$n]}
 	v=LAVA_APPEND_$(tr 'a-z-' 'A-Z_' <<<"$n")
 	lappend="$lappend ${!v:-}"
-	cmdline=$(xargs <<<"console=ttyAMA0 panic=-1 softlockup_panic=1 nmi_watchdog=nopanic $lappend maxcpus=$smp")
-	{
-		echo "# lane $n: the machine of scripts/boot.sh; made by scripts/lava.sh"
-		cat <<EOF
-available_architectures: [arm64]
-constants:
-  posix: {lava_test_sh_cmd: /bin/sh, lava_test_results_dir: /lava-%s, lava_test_shell_file: ~/.bashrc}
-  kernel-start-message: 'Linux version [0-9]'
-  default-shell-prompt: 'lava-test: # '
-  shutdown-message: 'reboot: Power down'
-  spawn_maxread: '4092'
-  failure_retry: 1
-  boot_retry:
-actions:
-  deploy:
-    connections:
-      serial:
-    methods:
-      image:
-        parameters:
-          guest: {size: 512, interface: ide, driveid: lavatest}
-  boot:
-    connections:
-      serial:
-    methods:
-      qemu:
-        parameters:
-          command: qemu-system-aarch64
-          options: ['-machine $machine', '-cpu max,pauth-impdef=on', '-smp $possible', '-m $mem', '-nographic', '-nic none', '-monitor none', '-no-reboot'${extra:+, '$extra'}]
-timeouts: {actions: {}, connections: {}}
-EOF
-	} >"$OUT/devices/qemu-$n.yaml"
+	lava_device "$OUT/devices/qemu-$n.yaml" "lane $n: the machine of scripts/boot.sh" \
+		"$machine" "$smp" "$mem" "$extra"
 
 	for k in series stock; do
 		[ -f "$OUT/$k/Image" ] || continue
 		sfx=
 		[ "$k" = series ] || sfx=-stock
-		job "$OUT/jobs/qemu-$n$sfx.yaml" qemu "$n ($k, qemu)" "- deploy:
-    to: tmpfs
-    timeout: {minutes: 5}
-    images:
-      kernel:
-        image_arg: -kernel {kernel} -append \"$cmdline\"
-        url: $URL/$k/Image
-      ramdisk:
-        image_arg: -initrd {ramdisk}
-        url: $URL/series/$n.cpio.gz
-        compression: gz" "- boot:
-    method: qemu
-    media: tmpfs
-    timeout: {minutes: 5}
-    prompts: ['Run /init as init process']"
+		lava_qemu_job "$OUT/jobs/qemu-$n$sfx.yaml" "$n ($k, qemu)" "$URL/$k/Image" \
+			"$URL/series/$n.cpio.gz" "$(lava_cmdline "$smp" "$lappend")" "$TMO"
 	done
 
-	# A real board: TFTP, the initramfs as the root, U-Boot (with the
-	# board's DTB) or GRUB.
-	bargs="$(xargs <<<"panic=-1 softlockup_panic=1 $lappend")"
-	tftp="- deploy:
-    to: tftp
-    timeout: {minutes: 10}
-    kernel:
-      url: '@KERNEL_URL@'
-      type: image
-    ramdisk:
-      url: '@RAMDISK_URL@'
-      compression: gz"
-	for b in u-boot grub; do
-		deploy=$tftp
-		[ "$b" != u-boot ] || deploy="$tftp
-    dtb:
-      url: '@DTB_URL@'"
-		job "$OUT/templates/board-${b/-/}-$n.yaml" @DEVICE_TYPE@ "$n (board, $b)" "$deploy" "- boot:
-    method: $b
-    commands: ramdisk
-    timeout: {minutes: 10}
-    prompts: ['Run /init as init process']"
-	done
-	# The lane's kernel parameters, which a board's bootloader must pass.
-	for b in uboot grub; do
-		sed -i "s|^context: {arch: arm64}|context: {arch: arm64, extra_kernel_args: '$bargs'}|" "$OUT/templates/board-$b-$n.yaml"
-	done
+	# A real board: the lane's kernel parameters go in the job.
+	lava_board_templates "$OUT/templates" "$n" "$lappend" "$TMO"
 done
 info "pack in $OUT: $(ls "$OUT/jobs" | wc -l) qemu jobs, $(ls "$OUT/templates" | wc -l) board templates, $(du -sh "$OUT" | cut -f1)"
 info "PASS in $(elapsed)"
