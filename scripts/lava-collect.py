@@ -68,12 +68,30 @@ def records(path):
                 yield rec
 
 
+def console_line(rec, console):
+    """Add rec's console line to console, if it has one. The line that
+    ends the test monitor (WORKBENCH-END) is logged as "feedback", read
+    from the connection after the monitor stopped; a feedback record
+    that repeats the target line before it (LAVA's own poweroff echo)
+    is not a line of its own."""
+    msg = rec.get("msg")
+    if not isinstance(msg, str):
+        return False
+    if rec["lvl"] == "target":
+        console.append(msg)
+        return True
+    if rec["lvl"] == "feedback" and not (console and console[-1] == msg):
+        console.append(msg)
+        return True
+    return False
+
+
 def parse(path):
     console, cases, job = [], [], None
     for rec in records(path):
         msg = rec.get("msg")
-        if rec["lvl"] == "target" and isinstance(msg, str):
-            console.append(msg)
+        if console_line(rec, console):
+            pass
         elif rec["lvl"] == "results" and isinstance(msg, dict):
             if msg.get("definition") == "lava":
                 if msg.get("case") == "job":
@@ -126,8 +144,8 @@ def bench(argv):
             msg = rec.get("msg")
             if rec.get("dt"):
                 times.append(str(rec["dt"]))
-            if rec["lvl"] == "target" and isinstance(msg, str):
-                console.append(msg)
+            if console_line(rec, console):
+                pass
             elif isinstance(msg, str) and msg.startswith("Boot command: ") and "qemu-system" in msg:
                 qemu = msg[len("Boot command: "):]
             elif (rec["lvl"] == "results" and isinstance(msg, dict)
