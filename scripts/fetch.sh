@@ -5,8 +5,6 @@ stage=fetch
 . "$(dirname "$0")/lib.sh"
 . "$TOP/base/linux-source-6.12.env"
 need_cmd git xz python3 sha256sum
-# in the stock commit's message, whichever copy is read
-tarball_name=$(basename "$TARBALL")
 
 # The series applies to DEBIAN_VERSION. When apt has installed another
 # build (the archive moves on to each new 6.12.y), fetch the pinned one:
@@ -80,22 +78,15 @@ xz -dc "$TARBALL" |
 	die $E_FAIL "could not import $TARBALL into $GIT_DIR (tar-to-git.py | git fast-import)"
 git update-index -z --index-info <"$new/index-info"
 tree=$(git write-tree)
-# The kernel version as `make kernelversion` prints it, from the top Makefile.
-mk=$(git show "$tree:Makefile" 2>/dev/null || true)
-kv() { awk -v k="$1" '$1 == k && $2 == "=" { print $3; exit }' <<<"$mk"; }
-v=$(kv VERSION) p=$(kv PATCHLEVEL) s=$(kv SUBLEVEL) e=$(kv EXTRAVERSION)
-ver=$v${p:+.$p${s:+.$s}}$e
-[ -n "$v" ] || die $E_FAIL "unexpected tarball layout (no kernel version in linux-source-6.12/Makefile)"
+ver=$(git show "$tree:Makefile" 2>/dev/null | awk '$1 == "VERSION" || $1 == "PATCHLEVEL" || $1 == "SUBLEVEL" { printf "%s%s", n++ ? "." : "", $3 }')
+[ -n "$ver" ] || die $E_FAIL "unexpected tarball layout (no kernel version in linux-source-6.12/Makefile)"
 info "kernel version $ver, $(git ls-files | wc -l) files"
 
 info "committing the stock source"
-export GIT_AUTHOR_NAME="Debian $DEBIAN_PACKAGE" GIT_AUTHOR_EMAIL="debian-kernel@lists.debian.org"
-export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
-export GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE
-commit=$(git commit-tree "$tree" -m "Linux $ver ($DEBIAN_PACKAGE $served)" \
-	-m "Unmodified source from Debian's $DEBIAN_PACKAGE $served, $tarball_name sha256 $sum.")
+commit=$(SERVED=$served "$TOP/scripts/stock-commit.sh" "$tree" "$sum") ||
+	die $E_FAIL "scripts/stock-commit.sh failed"
 git update-ref refs/heads/stock "$commit"
-git tag "v$ver-debian" "$commit"
+git tag "v$(git log -1 --format=%s "$commit" | cut -d" " -f2)-debian" "$commit"
 unset GIT_DIR GIT_INDEX_FILE
 rm -rf "$STOCK_GIT"
 mv "$new/stock.git" "$STOCK_GIT"
