@@ -35,7 +35,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..47"
+echo "1..49"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -48,6 +48,16 @@ expect unknown-config-fragment 1 "config fragment 'nosuch' not found" \
 	env CONFIGS=nosuch O="$tmp/cfg0" "$TOP/scripts/build.sh"
 expect unknown-profile 1 "PROFILE='nosuch' is not a profile" \
 	env PROFILE=nosuch "$TOP/scripts/build.sh"
+# A commit citation that checkpatch would reject where the id resolves
+# (it cannot here) fails check-series' own check: "commit" and the id
+# split across lines, and a bare id, in a copy of the VMID fix.
+vmid_fix=$(ls "$TOP"/patches/6-0001-*.patch)
+sed 's/^commit 100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU$/commit\n100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU/' \
+	"$vmid_fix" >"$tmp/cite-split.patch"
+sed 's/^commit 100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU$/100b4f092f87 made active_vmids invalid on vCPU/' \
+	"$vmid_fix" >"$tmp/cite-bare.patch"
+expect cite-split 1 '"commit" and its id on two lines' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-split.patch"
+expect cite-bare 1 'bare commit id 100b4f092f87' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-bare.patch"
 expect bad-soak-duration 1 "DURATION='1h' is not a positive number of seconds" \
 	env DURATION=1h RESULTS_DIR="$tmp/r" "$TOP/scripts/soak.sh"
 expect bad-bench-revision 1 "BENCH_PATCHED_REV='no-such-rev' is not a revision" \
