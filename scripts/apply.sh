@@ -18,8 +18,13 @@ PATCH_DIR=${PATCH_DIR:-$(dirname "$SERIES")/patches}
 [ -r "$SERIES" ] || die $E_USAGE "series file '$SERIES' not found"
 
 # The pinned base (make fetch) if it is there, else the one fetch fell back to.
-stamp=$(ls -d "$CACHE_DIR/stock-$DEBIAN_VERSION.git/.fetch-done" "$CACHE_DIR"/stock-*.git/.fetch-done 2>/dev/null | head -n1 || true)
-[ -n "$stamp" ] || die $E_USAGE "no stock repository in $CACHE_DIR: run 'make fetch' first"
+# (ls would sort them by name: an older base first.)
+stamp=$CACHE_DIR/stock-$DEBIAN_VERSION.git/.fetch-done
+if [ ! -f "$stamp" ]; then
+	stamp=$(ls -d -t "$CACHE_DIR"/stock-*.git/.fetch-done 2>/dev/null | head -n1 || true)
+	[ -n "$stamp" ] || die $E_USAGE "no stock repository in $CACHE_DIR: run 'make fetch' first"
+	warn "no stock repository of $DEBIAN_VERSION (base/linux-source-6.12.env): using $(dirname "$stamp"), the last one fetched"
+fi
 STOCK_GIT=$(dirname "$stamp")
 
 # Never throw away work: a tree with uncommitted changes, or with commits

@@ -13,6 +13,9 @@
 #  - checkpatch.pl --strict passes on every patch (SKIP, never "clean",
 #    when the tree has no checkpatch; a failure with WORKBENCH_REQUIRE_TOOLS=1);
 #  - README.md is at most 12 KiB;
+#  - each posting applies with git am on stock plus exactly the postings
+#    its cover letter names (scripts/check-postings.sh, when TREE has the
+#    tag "stock");
 #  - the series applies (done by scripts/apply.sh, run before this).
 #   TREE=<dir> for scripts/checkpatch.pl (default build/linux)
 #   VERDICT_CACHE=0  re-run checkpatch on every patch. Otherwise a patch
@@ -140,7 +143,17 @@ if [ ! -x "$TREE/scripts/checkpatch.pl" ]; then
 	cp_result="checkpatch SKIPPED: no $TREE/scripts/checkpatch.pl (run make apply)"
 	warn "$cp_result"
 fi
+postings=
+if git -C "$TREE" rev-parse -q --verify 'stock^{commit}' >/dev/null 2>&1; then
+	if TREE=$TREE SERIES=$SERIES "$TOP/scripts/check-postings.sh"; then
+		postings=", each posting applies on its stated base"
+	else
+		bad "a posting does not apply on its stated base (scripts/check-postings.sh above)"
+	fi
+elif [ "${WORKBENCH_REQUIRE_TOOLS:-0}" = 1 ]; then
+	bad "no tag 'stock' in $TREE: check-postings could not run (run make apply)"
+fi
 [ "$fail" = 0 ] || die $E_FAIL "$fail problem(s) in the series"
 note=
 [ "$ncached" = 0 ] || note=" ($ncached unchanged since they passed: not re-checked; VERDICT_CACHE=0 re-checks)"
-info "PASS: $n patches in $(echo "$sections" | wc -w) series, series and patches/ agree, cover letters present, $cp_result$note"
+info "PASS: $n patches in $(echo "$sections" | wc -w) series, series and patches/ agree, cover letters present, $cp_result$postings$note"

@@ -51,22 +51,33 @@ mkdir -p "$tmp/out/covers"
 } >"$tmp/series"
 prev=$base
 total=0
+declare -A part_start
+done_parts=
 for p in "${parts[@]}"; do
 	num=${p%%-*}
+	part_start[$p]=$prev
 	c=$(git -C "$TREE" rev-parse "part/$p^{commit}")
 	cover=$TOP/Documentation/cover-letters/$p.txt
 	mkdir "$tmp/$num"
 	# --base=stock: b4's base-commit, plus prerequisite-patch-id lines for
-	# the parts this one applies on.
+	# the parts this one applies on: those its cover text names on its
+	# second line, "Depends-on: <N>-<name> ..." (none: it applies on
+	# stock); scripts/check-postings.sh checks that it does.
 	# A cover subject "[RFC] ..." posts the part as [RFC PATCH n/m].
 	rfc=()
 	case $(head -n1 "$cover") in "[RFC] "*) rfc=(--rfc) ;; esac
+	deps=$(sed -n '2s/^Depends-on://p' "$cover")
+	for d in $deps; do
+		case " ${done_parts:-} " in *" $d "*) ;; *) die $E_USAGE "$cover: Depends-on: '$d' is not a part before $p" ;; esac
+	done
 	git -C "$TREE" -c core.abbrev=12 format-patch -q -M --cover-letter --base="$base" \
 		"${rfc[@]}" --zero-commit --no-signature -o "$tmp/$num" "$prev".."$c"
 	python3 - "$tmp/$num"/0000-cover-letter.patch "$cover" <<'PY'
 import sys
 path, cover = sys.argv[1], sys.argv[2]
 lines = open(cover).read().split("\n")
+if len(lines) > 1 and lines[1].startswith("Depends-on:"):
+    del lines[1]
 subject, body = lines[0], "\n".join(lines[1:]).strip("\n")
 if subject.startswith("[RFC] "):
     subject = subject[len("[RFC] "):]
@@ -78,9 +89,11 @@ PY
 	# Stable output: the cover letter date changes on every export otherwise.
 	sed -i '1,/^$/ s/^Date: .*/Date: Thu, 1 Jan 1970 00:00:00 +0000/' "$tmp/$num"/0000-cover-letter.patch
 	mv "$tmp/$num"/0000-cover-letter.patch "$tmp/out/covers/0000-$p.patch"
+	echo "$deps" >"$tmp/deps-$p"
 	title=$(head -n1 "$cover")
 	echo "" >>"$tmp/series"
 	echo "# == $p: $title" >>"$tmp/series"
+	echo "#    applies on: stock${deps:+ +$deps}" >>"$tmp/series"
 	for f in "$tmp/$num"/*.patch; do
 		b=$num-$(basename "$f")
 		mv "$f" "$tmp/out/$b"
@@ -88,6 +101,34 @@ PY
 		total=$((total + 1))
 	done
 	prev=$c
+	done_parts="$done_parts $p"
+done
+
+# prerequisite-patch-id: the patches of the parts a part depends on
+# (its Depends-on:), as git patch-id --stable reads the files, which is
+# how b4 finds them; format-patch listed every earlier part.
+for p in "${parts[@]}"; do
+	f=$tmp/out/covers/0000-$p.patch
+	ids=$tmp/ids-$p
+	: >"$ids"
+	for d in $(cat "$tmp/deps-$p"); do
+		for pf in "$tmp/out/${d%%-*}"-[0-9]*.patch; do
+			git patch-id --stable <"$pf" | cut -d' ' -f1 >>"$ids"
+		done
+	done
+	python3 - "$f" "$ids" <<'PY'
+import sys
+path, ids = sys.argv[1], open(sys.argv[2]).read().split()
+out, done = [], False
+for ln in open(path).read().split("\n"):
+    if ln.startswith("prerequisite-patch-id: "):
+        continue
+    out.append(ln)
+    if ln.startswith("base-commit: ") and not done:
+        out += ["prerequisite-patch-id: " + i for i in ids]
+        done = True
+open(path, "w").write("\n".join(out))
+PY
 done
 
 rm -rf "$TOP"/patches

@@ -35,7 +35,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..49"
+echo "1..50"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -58,6 +58,12 @@ sed 's/^commit 100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU$/100
 	"$vmid_fix" >"$tmp/cite-bare.patch"
 expect cite-split 1 '"commit" and its id on two lines' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-split.patch"
 expect cite-bare 1 'bare commit id 100b4f092f87' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-bare.patch"
+# A posting whose stated base lacks a posting it needs fails
+# check-postings: the allocator library said to need only the VMID fix.
+mkdir -p "$tmp/postings" && ln -sfn "$TOP/patches" "$tmp/postings/patches"
+sed 's/^\(#    applies on: stock\) + 1-selftest-fixes .* \(6-vmid-fix\)$/\1 + \2/' "$TOP/series" >"$tmp/postings/series"
+expect posting-missing-prerequisite 2 '7-asid-lib: does not apply with git am on stock \+ ?6-vmid-fix: .*Makefile' \
+	env SERIES="$tmp/postings/series" POSTINGS=7-asid-lib "$TOP/scripts/check-postings.sh"
 expect bad-soak-duration 1 "DURATION='1h' is not a positive number of seconds" \
 	env DURATION=1h RESULTS_DIR="$tmp/r" "$TOP/scripts/soak.sh"
 expect bad-bench-revision 1 "BENCH_PATCHED_REV='no-such-rev' is not a revision" \
