@@ -35,7 +35,7 @@ CHECK_ALONGSIDE ?= check-series litmus model harness allocator-gate
 # variant boots); `make check CHECK_GUEST_STAGES=` leaves them out.
 CHECK_GUEST_STAGES ?= kvm-unit-tests kselftest-prereqs
 
-.PHONY: all check help deps fetch apply tree export check-series check-postings build selftests \
+.PHONY: all check help deps fetch apply tree export posting check-series check-postings build selftests \
 	guest-rootfs kvm-unit-tests initramfs boot variants report litmus model harness allocator-gate workbench-selftest \
 	check-bisect kernel-mutants gicv4 lava lava-check bench bench-report soak debug-compare clean distclean
 
@@ -56,6 +56,7 @@ help:
 	@echo '  export        write build/linux commits back to patches/ and series'
 	@echo '  check-series  series <-> patches/, authorship, checkpatch --strict, commit citations, check-postings'
 	@echo '  check-postings  each posting applies with git am on stock + the postings it names'
+	@echo '  posting       build/posting/<N>-<name>/: each posting as its poster sends it (POSTER=, To:/Cc:)'
 	@echo '  build         merge configs/*.config, audit, cross-build Image'
 	@echo '  selftests     cross-build static kvm selftests'
 	@echo '  guest-rootfs  arm64 userland from Debian .debs (busybox, hackbench, qemu)'
@@ -81,7 +82,7 @@ help:
 	@echo '  debug-compare PROFILE=default|debug|kcsan: stock vs patched, same tests: results side by side, splats by kind'
 	@echo '  clean / distclean   build outputs / also $$CACHE_DIR'
 
-fetch export check-series check-postings litmus lava lava-check build selftests guest-rootfs kvm-unit-tests initramfs boot variants model harness allocator-gate workbench-selftest check-bisect kernel-mutants bench soak debug-compare:
+fetch export posting check-series check-postings litmus lava lava-check build selftests guest-rootfs kvm-unit-tests initramfs boot variants model harness allocator-gate workbench-selftest check-bisect kernel-mutants bench soak debug-compare:
 	@scripts/$@.sh
 
 # make deps installs what make check needs, lava-dispatcher included

@@ -35,7 +35,7 @@ expect() {
 IMAGE=${IMAGE:-$KERNEL_O/arch/arm64/boot/Image}
 [ -f "$IMAGE" ] || die $E_USAGE "no Image at $IMAGE: run make build first"
 echo "KTAP version 1"
-echo "1..50"
+echo "1..51"
 
 # 1. Bad input: a wrong variable is a usage error (1), nothing runs.
 expect bad-variable 1 "TIMEOUT='abc' is not a number" env TIMEOUT=abc "$TOP/scripts/boot.sh"
@@ -58,6 +58,9 @@ sed 's/^commit 100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU$/100
 	"$vmid_fix" >"$tmp/cite-bare.patch"
 expect cite-split 1 '"commit" and its id on two lines' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-split.patch"
 expect cite-bare 1 'bare commit id 100b4f092f87' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-bare.patch"
+# Nothing is posted in the placeholder's name: the DCO is the poster's.
+expect posting-placeholder-identity 1 "is a placeholder: the Signed-off-by must be the poster's own" \
+	env POSTER="arm64 KVM series <kvm-arm64-series@example.org>" POSTING_OUT="$tmp/posting" "$TOP/scripts/posting.sh"
 # A posting whose stated base lacks a posting it needs fails
 # check-postings: the allocator library said to need only the VMID fix.
 mkdir -p "$tmp/postings" && ln -sfn "$TOP/patches" "$tmp/postings/patches"
