@@ -51,11 +51,9 @@ mkdir -p "$tmp/out/covers"
 } >"$tmp/series"
 prev=$base
 total=0
-declare -A part_start
 done_parts=
 for p in "${parts[@]}"; do
 	num=${p%%-*}
-	part_start[$p]=$prev
 	c=$(git -C "$TREE" rev-parse "part/$p^{commit}")
 	cover=$TOP/Documentation/cover-letters/$p.txt
 	mkdir "$tmp/$num"

@@ -49,8 +49,12 @@ for p in $want; do
 		b=$(basename "$f")
 		cp "$f" "$d/${b#*-}"
 	done
+	pf=()
+	for f in "$d"/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ "$(basename "$f")" = 0000-cover-letter.patch ] || pf+=("$f")
+	done
 	gm() { (cd "$TREE" && perl scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback "$@" \
-		$(ls "$d"/0[0-9][0-9][0-9]-*.patch | grep -v 0000-cover-letter) 2>/dev/null) | paste -sd, | sed 's/,/, /g'; }
+		"${pf[@]}" 2>/dev/null) | paste -sd, | sed 's/,/, /g'; }
 	to=$(gm --m --no-r --no-l)
 	cc=$(gm --no-m --r --l)
 	for f in "$d"/*.patch; do
