@@ -774,6 +774,12 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
                                              env.get("patched_describe"),
                                              env.get("patched_patches", "?"),
                                              env.get("BENCH_CONFIGS", "?")))
+    if env.get("stock_patches", "0") != "0":
+        # BENCH_STOCK_REV: "stock" is stock plus the postings a posting
+        # needs, so that the ratios measure that posting alone
+        md.append("Stock side: `%s`, %s patches over stock (BENCH_STOCK_REV); every "
+                  "ratio is of the patched kernel over that one." % (
+                      env.get("stock_describe"), env.get("stock_patches")))
     # cost.sh names the tree it counted; a recount after a change of the
     # allocator (deterministic, no boot) can be of another patch count
     m = re.search(r"series files at (\S+) patches over stock(, uncommitted changes)?",
@@ -781,9 +787,12 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
     if m and (m.group(1) != env.get("patched_patches") or m.group(2)):
         md.append("Instruction counts (cost.*, cost.sweep_*): the series files at %s patches "
                   "over stock%s, counted apart from the boots." % (m.group(1), m.group(2) or ""))
-    md += ["", "### Goals", "",
-           "| goal | value | range | target | status |", "|---|---|---|---|---|"]
-    for g in goals:
+    # The reference doc states results and method; the goals and whether a
+    # run met them are the run's business (SUMMARY.md)
+    if not for_doc:
+        md += ["", "### Goals", "",
+               "| goal | value | range | target | status |", "|---|---|---|---|---|"]
+    for g in (goals if not for_doc else []):
         fv = (lambda v: fmt(v, [v, 1.5])) if g.get("absolute") else fmt_ratio
         rng = "–" if g["range"][0] is None else "%s–%s%s" % (
             fv(g["range"][0]), fv(g["range"][1]),
@@ -824,7 +833,7 @@ def section(results, env, logs, metrics, scaling, goals, failures, boots, cost_h
                "flushes, patched churn / patched control what the series loses, and the "
                "ceiling what the series would reach if its remaps cost it nothing. Single "
                "pairs are noisy where the runs are bimodal (a ratio above 1 in the last "
-               "column is noise); the goal's status uses the medians."]
+               "column is noise); the ratios above are of the medians."]
     ok = one_kernel_lines(metrics, env, icount)
     if ok:
         md += ["", "### One kernel only (absolute figures)", ""] + ok

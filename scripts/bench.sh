@@ -64,6 +64,17 @@
 #                             than HEAD it is checked out as the worktree
 #                             build/bench-rev-tree and built into
 #                             build/kernel-bench-rev; needs BENCH_VMID_BITS=0
+#   BENCH_STOCK_REV (stock)   revision of build/linux that stands for stock:
+#                             stock plus the postings that a posting under
+#                             test needs (e.g. BENCH_STOCK_REV=part/5-vgic-its-tests
+#                             BENCH_PATCHED_REV=part/6-vgic-its-cache), so
+#                             that a cover's figures measure that posting
+#                             alone; other than stock it is checked out as
+#                             the worktree build/bench-base-tree and built
+#                             into build/kernel-bench-base, and the "its"
+#                             scenario's stock side is it plus those
+#                             BENCH_STOCKFIX commits it lacks (it itself
+#                             when it has them all)
 #   BENCH_CONFIGS ("base kvm test kunit bench")  fragments for both kernels
 #   BENCH_COST (1)            0: skip cost.sh and cost-sweep.sh
 #   BENCH_TIMEOUT ($TIMEOUT or 1800 / 900)  seconds per boot
@@ -262,6 +273,20 @@ patched_rev=$(git -C "$TREE" rev-parse -q --verify "$BENCH_PATCHED_REV^{commit}"
 	die "$E_USAGE" "BENCH_PATCHED_REV='$BENCH_PATCHED_REV' is not a revision of $TREE"
 git -C "$TREE" merge-base --is-ancestor stock "$patched_rev" ||
 	die "$E_USAGE" "BENCH_PATCHED_REV='$BENCH_PATCHED_REV' does not contain the stock tag"
+BENCH_STOCK_REV=${BENCH_STOCK_REV:-stock}
+base_rev=$(git -C "$TREE" rev-parse -q --verify "$BENCH_STOCK_REV^{commit}") ||
+	die "$E_USAGE" "BENCH_STOCK_REV='$BENCH_STOCK_REV' is not a revision of $TREE"
+git -C "$TREE" merge-base --is-ancestor stock "$base_rev" ||
+	die "$E_USAGE" "BENCH_STOCK_REV='$BENCH_STOCK_REV' does not contain the stock tag"
+{ git -C "$TREE" merge-base --is-ancestor "$base_rev" "$patched_rev" && [ "$base_rev" != "$patched_rev" ]; } ||
+	die "$E_USAGE" "BENCH_STOCK_REV='$BENCH_STOCK_REV' is not an ancestor of BENCH_PATCHED_REV='$BENCH_PATCHED_REV'"
+if [ "$base_rev" != "$(git -C "$TREE" rev-parse 'stock^{commit}')" ]; then
+	STOCK_TREE=$TOP/build/bench-base-tree
+	STOCK_O=$TOP/build/kernel-bench-base
+	if [ "$BENCH_VMID_BITS" != 0 ] && [[ " $BENCH_SCENARIOS " == *" nested_rollover "* ]]; then
+		die "$E_USAGE" "BENCH_STOCK_REV='$BENCH_STOCK_REV' is not stock: set BENCH_VMID_BITS=0"
+	fi
+fi
 if [ "$patched_rev" != "$(git -C "$TREE" rev-parse HEAD)" ]; then
 	PATCHED_TREE=$TOP/build/bench-rev-tree
 	PATCHED_O=$TOP/build/kernel-bench-rev
@@ -288,8 +313,9 @@ if [ "$its" = 1 ]; then
 		stockfix_revs="$stockfix_revs $rev"
 	done
 	# shellcheck disable=SC2086
-	stockfix_revs=$(git -C "$TREE" rev-list --reverse "stock..$patched_rev" |
-		grep -F -x -f <(printf '%s\n' $stockfix_revs) | xargs)
+	# (none when BENCH_STOCK_REV has them all)
+	stockfix_revs=$(git -C "$TREE" rev-list --reverse "$base_rev..$patched_rev" |
+		{ grep -F -x -f <(printf '%s\n' $stockfix_revs) || true; } | xargs)
 fi
 
 RESULTS_DIR=${RESULTS_DIR:-$TOP/results}
@@ -328,7 +354,7 @@ if [ -n "$need_bins" ]; then
 fi
 
 # ---- 1. kernels
-ensure_worktree "$TREE" "$STOCK_TREE" "$(git -C "$TREE" rev-parse 'stock^{commit}')"
+ensure_worktree "$TREE" "$STOCK_TREE" "$base_rev"
 [ "$PATCHED_TREE" = "$TREE" ] || ensure_worktree "$TREE" "$PATCHED_TREE" "$patched_rev"
 
 frags=$(for c in $BENCH_CONFIGS; do cat "$TOP/configs/$c.config"; done)
@@ -353,12 +379,17 @@ PATCHED_IMAGE=$PATCHED_O/arch/arm64/boot/Image
 STOCKFIX_TREE=$TOP/build/stockfix-tree
 STOCKFIX_O=$TOP/build/kernel-stockfix
 STOCKFIX_IMAGE=$STOCKFIX_O/arch/arm64/boot/Image
-if [ "$its" = 1 ]; then
+if [ "$its" = 1 ] && [ -z "$stockfix_revs" ]; then
+	# BENCH_STOCK_REV has every BENCH_STOCKFIX commit: it is its own
+	# stock + fix
+	STOCKFIX_TREE=$STOCK_TREE STOCKFIX_O=$STOCK_O STOCKFIX_IMAGE=$STOCK_IMAGE
+	info "stock+fix kernel: BENCH_STOCK_REV has the fix: the stock kernel"
+elif [ "$its" = 1 ]; then
 	# stock + BENCH_STOCKFIX alone, cherry-picked (the commit's identity
 	# and date are kept, so the worktree's HEAD is the same every run).
 	# A worktree that already is stock + that change is left as it is,
 	# so that nothing is rebuilt.
-	stock_rev=$(git -C "$TREE" rev-parse 'stock^{commit}')
+	stock_rev=$base_rev
 	pids_of() { for _r in "$@"; do git -C "$TREE" show "$_r" | git patch-id --stable | cut -d' ' -f1; done | xargs; }
 	nfix=$(echo "$stockfix_revs" | wc -w)
 	# shellcheck disable=SC2046,SC2086
@@ -385,6 +416,8 @@ fi
 	echo "command=${user_vars}make bench"
 	for v in $(compgen -v | grep -E '^BENCH_[A-Z0-9_]+$'); do echo "$v=${!v}"; done
 	echo "stock_commit=$(git -C "$STOCK_TREE" rev-parse HEAD)"
+	echo "stock_describe=$(git -C "$TREE" log -1 --format='%h %s' "$base_rev")"
+	echo "stock_patches=$(git -C "$TREE" rev-list --count "stock..$base_rev")"
 	echo "patched_commit=$patched_rev"
 	echo "patched_describe=$(git -C "$TREE" log -1 --format='%h %s' "$patched_rev")"
 	echo "patched_patches=$(git -C "$TREE" rev-list --count "stock..$patched_rev")"
@@ -531,11 +564,13 @@ fi
 # ---- 5. report
 set +e
 # Documentation/benchmarks.md keeps the latest run of the whole series
-# with every scenario; a run of part of the series (BENCH_PATCHED_REV) or
+# with every scenario; a run of part of the series (BENCH_PATCHED_REV,
+# BENCH_STOCK_REV) or
 # of some scenarios (BENCH_SCENARIOS), or a run in which a boot failed,
 # only goes to its results.
 doc_arg=()
 [ "$PATCHED_TREE" = "$TREE" ] || doc_arg=(--no-doc)
+[ "$STOCK_O" = "$TOP/build/kernel-stock" ] || doc_arg=(--no-doc)
 [ "$first_rc" = 0 ] || doc_arg=(--no-doc)
 for s in $all_scenarios; do
 	[[ " $BENCH_SCENARIOS " == *" $s "* ]] || doc_arg=(--no-doc)

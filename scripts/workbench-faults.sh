@@ -73,6 +73,10 @@ expect bad-soak-duration 1 "DURATION='1h' is not a positive number of seconds" \
 	env DURATION=1h RESULTS_DIR="$tmp/r" "$TOP/scripts/soak.sh"
 expect bad-bench-revision 1 "BENCH_PATCHED_REV='no-such-rev' is not a revision" \
 	env BENCH_PATCHED_REV=no-such-rev RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
+# The stock side of a bench must come before the patched one: a cover
+# compares a posting with the postings it applies on, never the reverse.
+expect bad-bench-base 1 "BENCH_STOCK_REV='HEAD' is not an ancestor of BENCH_PATCHED_REV='stock'" \
+	env BENCH_STOCK_REV=HEAD BENCH_PATCHED_REV=stock RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
 expect bad-bench-churn-events 1 "BENCH_LPI_CHURN_EVENTS='256 1k': '1k' is not a number of events per device" \
 	env BENCH_LPI_CHURN_EVENTS="256 1k" RESULTS_DIR="$tmp/r" "$TOP/scripts/bench.sh"
 expect bad-bench-its-bits 1 "BENCH_ITS_RESTORE_BITS='8 17': '17' is not a number of EventID bits \\(1\\.\\.16\\)" \
