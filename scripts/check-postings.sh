@@ -56,7 +56,8 @@ while IFS='|' read -r part deps; do
 		ok=0
 	fi
 	if [ "$ok" = 1 ]; then
-		info "$part: applies on stock${deps:+ +$deps} ($(ls "$P/${part%%-*}"-[0-9]*.patch | wc -l) patches)"
+		np=$(ls "$P/${part%%-*}"-[0-9]*.patch | wc -l)
+		info "$part: applies on stock${deps:+ + $deps} ($np patch$([ "$np" = 1 ] || echo es))"
 	else
 		fail=$((fail + 1))
 	fi
