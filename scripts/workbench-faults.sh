@@ -51,11 +51,19 @@ expect unknown-profile 1 "PROFILE='nosuch' is not a profile" \
 # A commit citation that checkpatch would reject where the id resolves
 # (it cannot here) fails check-series' own check: "commit" and the id
 # split across lines, and a bare id, in a copy of the VMID fix.
-vmid_fix=$(ls "$TOP"/patches/6-0001-*.patch)
+# The patch is found by its subject, whatever posting and number it has;
+# each copy must differ from it, or the case would test nothing.
+vmid_fix=$(grep -l '^Subject: \[PATCH [0-9/]*\] KVM: arm64: Do not let a vCPU put overwrite a VMID' \
+	"$TOP"/patches/*.patch | head -n 1)
+[ -n "$vmid_fix" ] || { echo "workbench-faults: no VMID fix patch in patches/ to seed citation faults into" >&2; exit 2; }
 sed 's/^commit 100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU$/commit\n100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU/' \
 	"$vmid_fix" >"$tmp/cite-split.patch"
 sed 's/^commit 100b4f092f87 ("KVM: arm64: Make active_vmids invalid on vCPU$/100b4f092f87 made active_vmids invalid on vCPU/' \
 	"$vmid_fix" >"$tmp/cite-bare.patch"
+for f in cite-split cite-bare; do
+	! cmp -s "$vmid_fix" "$tmp/$f.patch" ||
+		{ echo "workbench-faults: $f: the citation to seed the fault into is not in $vmid_fix" >&2; exit 2; }
+done
 expect cite-split 1 '"commit" and its id on two lines' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-split.patch"
 expect cite-bare 1 'bare commit id 100b4f092f87' python3 "$TOP/scripts/cite-check.py" "$tmp/cite-bare.patch"
 # Nothing is posted in the placeholder's name: the DCO is the poster's.
